@@ -1,0 +1,212 @@
+#include <coins.h>
+
+#include <crypto/random.h>
+#include <util/check.h>
+
+#include <stdexcept>
+
+namespace {
+const Coin EMPTY_COIN{};
+} // namespace
+
+SaltedOutpointHasher::SaltedOutpointHasher(bool deterministic)
+    : m_k0{deterministic ? 0x8e819f2607a18de6ULL : GetRandUint64()},
+      m_k1{deterministic ? 0xf4020d2e3983b0ebULL : GetRandUint64()}
+{
+}
+
+std::optional<Coin> CCoinsView::GetCoin(const COutPoint&) const { return std::nullopt; }
+bool CCoinsView::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
+uint256 CCoinsView::GetBestBlock() const { return uint256{}; }
+std::vector<uint256> CCoinsView::GetHeadBlocks() const { return {}; }
+void CCoinsView::BatchWrite(CCoinsMap&, const uint256&)
+{
+    throw std::logic_error("CCoinsView::BatchWrite: this view is not writable");
+}
+std::unique_ptr<CCoinsViewCursor> CCoinsView::Cursor() const { return nullptr; }
+
+std::optional<Coin> CCoinsViewBacked::GetCoin(const COutPoint& outpoint) const { return m_base->GetCoin(outpoint); }
+bool CCoinsViewBacked::HaveCoin(const COutPoint& outpoint) const { return m_base->HaveCoin(outpoint); }
+uint256 CCoinsViewBacked::GetBestBlock() const { return m_base->GetBestBlock(); }
+std::vector<uint256> CCoinsViewBacked::GetHeadBlocks() const { return m_base->GetHeadBlocks(); }
+void CCoinsViewBacked::BatchWrite(CCoinsMap& coins, const uint256& best_block) { m_base->BatchWrite(coins, best_block); }
+std::unique_ptr<CCoinsViewCursor> CCoinsViewBacked::Cursor() const { return m_base->Cursor(); }
+size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
+
+CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
+    : CCoinsViewBacked{base}, m_cache_coins{0, SaltedOutpointHasher{deterministic}}
+{
+}
+
+size_t CCoinsViewCache::DynamicMemoryUsage() const
+{
+    return memusage::DynamicUsage(m_cache_coins) + m_cached_coins_usage;
+}
+
+CCoinsMap::iterator CCoinsViewCache::FetchCoin(const COutPoint& outpoint) const
+{
+    if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) return it;
+    auto coin = m_base->GetCoin(outpoint);
+    if (!coin) return m_cache_coins.end();
+    // Read from the parent, so clean: nothing to write back.
+    auto [it, inserted] = m_cache_coins.try_emplace(outpoint, std::move(*coin));
+    m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
+    return it;
+}
+
+std::optional<Coin> CCoinsViewCache::GetCoin(const COutPoint& outpoint) const
+{
+    if (auto it = FetchCoin(outpoint); it != m_cache_coins.end() && !it->second.coin.IsSpent()) {
+        return it->second.coin;
+    }
+    return std::nullopt;
+}
+
+bool CCoinsViewCache::HaveCoin(const COutPoint& outpoint) const
+{
+    auto it = FetchCoin(outpoint);
+    return it != m_cache_coins.end() && !it->second.coin.IsSpent();
+}
+
+bool CCoinsViewCache::HaveCoinInCache(const COutPoint& outpoint) const
+{
+    auto it = m_cache_coins.find(outpoint);
+    return it != m_cache_coins.end() && !it->second.coin.IsSpent();
+}
+
+const Coin& CCoinsViewCache::AccessCoin(const COutPoint& outpoint) const
+{
+    auto it = FetchCoin(outpoint);
+    return it == m_cache_coins.end() ? EMPTY_COIN : it->second.coin;
+}
+
+uint256 CCoinsViewCache::GetBestBlock() const
+{
+    if (m_best_block.IsNull()) m_best_block = m_base->GetBestBlock();
+    return m_best_block;
+}
+
+void CCoinsViewCache::SetBestBlock(const uint256& block_hash) { m_best_block = block_hash; }
+
+std::unique_ptr<CCoinsViewCursor> CCoinsViewCache::Cursor() const
+{
+    throw std::logic_error("CCoinsViewCache cursor iteration not supported.");
+}
+
+void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possible_overwrite)
+{
+    assert(!coin.IsSpent());
+    if (coin.out.scriptPubKey.IsUnspendable()) return;
+    auto [it, inserted] = m_cache_coins.try_emplace(outpoint);
+    bool fresh = false;
+    if (!inserted) m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
+    if (!possible_overwrite) {
+        if (!it->second.coin.IsSpent()) {
+            throw std::logic_error("Attempted to overwrite an unspent coin (when possible_overwrite is false)");
+        }
+        // A spent DIRTY entry carries a spend the parent has not seen. Were
+        // the re-added coin FRESH, spending it again would drop the entry
+        // and that older spend with it, resurrecting the parent's coin.
+        fresh = !it->second.IsDirty();
+    }
+    it->second.coin = std::move(coin);
+    it->second.flags |= CCoinsCacheEntry::DIRTY | (fresh ? CCoinsCacheEntry::FRESH : 0);
+    m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
+}
+
+void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin)
+{
+    auto [it, inserted] = m_cache_coins.try_emplace(std::move(outpoint), std::move(coin));
+    if (!inserted) return;
+    it->second.flags = CCoinsCacheEntry::DIRTY;
+    m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
+}
+
+bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
+{
+    auto it = FetchCoin(outpoint);
+    if (it == m_cache_coins.end()) return false;
+    m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
+    if (moveout) *moveout = std::move(it->second.coin);
+    if (it->second.IsFresh()) {
+        // The parent never saw this coin: forgetting it is the whole spend.
+        m_cache_coins.erase(it);
+    } else {
+        it->second.flags |= CCoinsCacheEntry::DIRTY;
+        it->second.coin.Clear();
+    }
+    return true;
+}
+
+void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_block)
+{
+    // Baseline: every entry of the child is visited, flagged or not.
+    for (auto it = child_coins.begin(); it != child_coins.end(); it = child_coins.erase(it)) {
+        CCoinsCacheEntry& child = it->second;
+        if (!child.IsDirty()) continue;
+        auto ours = m_cache_coins.find(it->first);
+        if (ours == m_cache_coins.end()) {
+            // A FRESH spent child entry was created and spent below us:
+            // nobody above has it, so there is nothing to record.
+            if (child.IsFresh() && child.coin.IsSpent()) continue;
+            auto [added, inserted] = m_cache_coins.try_emplace(it->first, std::move(child.coin));
+            m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
+            // FRESH carries over only when the child knew its parent (us)
+            // had nothing; a non-FRESH child entry may exist further down.
+            added->second.flags = CCoinsCacheEntry::DIRTY | (child.IsFresh() ? CCoinsCacheEntry::FRESH : 0);
+            continue;
+        }
+        if (child.IsFresh() && !ours->second.coin.IsSpent()) {
+            throw std::logic_error("FRESH flag misapplied to coin that exists in parent cache");
+        }
+        if (ours->second.IsFresh() && child.coin.IsSpent()) {
+            // Our parent never saw the coin and it is now spent: drop it.
+            m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
+            m_cache_coins.erase(ours);
+            continue;
+        }
+        m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
+        ours->second.coin = std::move(child.coin);
+        m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
+        // Never add FRESH here: our entry may be a spend our parent still
+        // has to learn about.
+        ours->second.flags |= CCoinsCacheEntry::DIRTY;
+    }
+    m_best_block = best_block;
+}
+
+void CCoinsViewCache::Flush()
+{
+    m_base->BatchWrite(m_cache_coins, GetBestBlock());
+    // BatchWrite consumed the entries; rebuild the map so the bucket array
+    // the flush left behind is freed too.
+    CCoinsMap{0, m_cache_coins.hash_function()}.swap(m_cache_coins);
+    m_cached_coins_usage = 0;
+}
+
+void CCoinsViewCache::Uncache(const COutPoint& outpoint)
+{
+    auto it = m_cache_coins.find(outpoint);
+    if (it == m_cache_coins.end() || it->second.flags != 0) return;
+    m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
+    m_cache_coins.erase(it);
+}
+
+size_t CCoinsViewCache::GetDirtyCount() const
+{
+    size_t count = 0;
+    for (const auto& [outpoint, entry] : m_cache_coins) count += entry.IsDirty();
+    return count;
+}
+
+void CCoinsViewCache::SanityCheck() const
+{
+    size_t recomputed_usage = 0;
+    for (const auto& [outpoint, entry] : m_cache_coins) {
+        // Rows of the state table in coins.h that may never exist.
+        assert(!(entry.IsFresh() && !entry.IsDirty()));
+        assert(!(entry.coin.IsSpent() && entry.IsFresh()));
+        recomputed_usage += entry.coin.DynamicMemoryUsage();
+    }
+    assert(recomputed_usage == m_cached_coins_usage);
+}

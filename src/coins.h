@@ -1,0 +1,256 @@
+#ifndef COINSDB_COINS_H
+#define COINSDB_COINS_H
+
+// Coin byte format (value of a chainstate 'C' entry, and each coin of a
+// snapshot):
+//   VARINT(height * 2 + coinbase), then the compressed TxOut of compressor.h.
+// Example: a coinbase output of 50 BTC to P2PKH at height 1:
+//   03 | 32 (50 BTC compressed) | 00 <20-byte key hash>
+
+#include <compressor.h>
+#include <crypto/siphash.h>
+#include <memusage.h>
+#include <primitives/transaction.h>
+#include <uint256.h>
+
+#include <cassert>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+// An unspent transaction output with the metadata validation needs.
+// A Coin whose output is null is "spent": caches use it to remember a spend
+// that the layer below has not seen yet.
+class Coin
+{
+public:
+    CTxOut out;
+    uint32_t fCoinBase : 1;
+    uint32_t nHeight : 31;
+
+    Coin() : fCoinBase{0}, nHeight{0} {}
+    Coin(CTxOut out_in, int height, bool coinbase)
+        : out{std::move(out_in)}, fCoinBase{coinbase}, nHeight{static_cast<uint32_t>(height)} {}
+
+    void Clear()
+    {
+        out.SetNull();
+        fCoinBase = 0;
+        nHeight = 0;
+    }
+    bool IsSpent() const { return out.IsNull(); }
+    bool IsCoinBase() const { return fCoinBase; }
+
+    // Heap bytes owned by the coin (its script), for cache budgeting.
+    size_t DynamicMemoryUsage() const { return memusage::DynamicUsage(static_cast<const std::vector<unsigned char>&>(out.scriptPubKey)); }
+
+    friend bool operator==(const Coin& a, const Coin& b)
+    {
+        // Two spent coins are equal whatever their stale metadata says.
+        if (a.IsSpent() && b.IsSpent()) return true;
+        return a.fCoinBase == b.fCoinBase && a.nHeight == b.nHeight && a.out == b.out;
+    }
+
+    template <typename Stream>
+    void Serialize(Stream& s) const
+    {
+        assert(!IsSpent());
+        WriteVarInt(s, uint64_t{nHeight} * 2 + fCoinBase);
+        SerializeCompressedTxOut(s, out);
+    }
+
+    template <typename Stream>
+    void Unserialize(Stream& s)
+    {
+        const uint64_t code = ReadVarInt(s);
+        if (code > UINT32_MAX) throw std::ios_base::failure("ReadVarInt(): size too large");
+        nHeight = static_cast<uint32_t>(code >> 1);
+        fCoinBase = code & 1;
+        UnserializeCompressedTxOut(s, out);
+    }
+};
+
+// Hashes outpoints for the cache map with a per-process random key, so that
+// nobody can craft txids that all land in one bucket. noexcept keeps
+// libstdc++ from storing the hash in every node (see memusage.h).
+class SaltedOutpointHasher
+{
+public:
+    // deterministic: fixed key for reproducible tests and benchmarks.
+    explicit SaltedOutpointHasher(bool deterministic = false);
+
+    size_t operator()(const COutPoint& outpoint) const noexcept
+    {
+        return static_cast<size_t>(SipHashUint256Extra(m_k0, m_k1, outpoint.hash.data(), outpoint.n));
+    }
+
+private:
+    uint64_t m_k0;
+    uint64_t m_k1;
+};
+
+// A cache entry: a coin plus what this cache knows about the layer below.
+//
+// DIRTY: this entry differs from the parent's view and must be written on
+//        the next flush.
+// FRESH: the parent has no unspent coin here, so a spend can be dropped
+//        instead of written as an erase.
+//
+// State table (spent?, DIRTY, FRESH):
+//   unspent  -      -      clean copy read from the parent.        valid
+//   unspent  DIRTY  -      changed/added; parent may hold a coin.  valid
+//   unspent  DIRTY  FRESH  added here; parent holds nothing.       valid
+//   unspent  -      FRESH  FRESH without DIRTY would never be written: the
+//                          coin would vanish at flush.              invalid
+//   spent    -      -      a spent entry that needs no write; can only come
+//                          from a parent that stores spent coins.  valid
+//   spent    DIRTY  -      spend the parent must learn about: written as an
+//                          erase. Marking it FRESH would lose the spend
+//                          and resurrect the parent's coin.        valid
+//   spent    DIRTY  FRESH  never kept: SpendCoin and BatchWrite drop it at
+//                          once, since the parent holds nothing.    invalid
+//   spent    -      FRESH  a spent FRESH entry is erased instead.   invalid
+struct CCoinsCacheEntry {
+    enum Flags : uint8_t {
+        DIRTY = 1 << 0,
+        FRESH = 1 << 1,
+    };
+
+    Coin coin;
+    uint8_t flags{0};
+
+    CCoinsCacheEntry() = default;
+    explicit CCoinsCacheEntry(Coin&& coin_in) : coin{std::move(coin_in)} {}
+
+    bool IsDirty() const { return flags & DIRTY; }
+    bool IsFresh() const { return flags & FRESH; }
+};
+
+using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;
+
+// Walks coins in key order (txid, then output index).
+class CCoinsViewCursor
+{
+public:
+    explicit CCoinsViewCursor(const uint256& best_block) : m_best_block{best_block} {}
+    virtual ~CCoinsViewCursor() = default;
+
+    virtual bool GetKey(COutPoint& key) const = 0;
+    virtual bool GetValue(Coin& coin) const = 0;
+    virtual bool Valid() const = 0;
+    virtual void Next() = 0;
+
+    const uint256& GetBestBlock() const { return m_best_block; }
+
+private:
+    uint256 m_best_block;
+};
+
+// The abstract UTXO set.
+class CCoinsView
+{
+public:
+    virtual ~CCoinsView() = default;
+
+    // The unspent coin at outpoint, if any.
+    virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const;
+    virtual bool HaveCoin(const COutPoint& outpoint) const;
+    // The block this view's coins are the state after; null when unknown.
+    virtual uint256 GetBestBlock() const;
+    // Empty, or [new, old] while a multi-batch flush from old to new is not
+    // known to have completed (see txdb.h).
+    virtual std::vector<uint256> GetHeadBlocks() const;
+    // Applies the DIRTY entries of coins and sets the best block. Consumes
+    // coins: it is empty afterwards, and memory is given back as it goes.
+    virtual void BatchWrite(CCoinsMap& coins, const uint256& best_block);
+    virtual std::unique_ptr<CCoinsViewCursor> Cursor() const;
+    virtual size_t EstimateSize() const { return 0; }
+};
+
+// Forwards every call to another view.
+class CCoinsViewBacked : public CCoinsView
+{
+public:
+    explicit CCoinsViewBacked(CCoinsView* view) : m_base{view} {}
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    bool HaveCoin(const COutPoint& outpoint) const override;
+    uint256 GetBestBlock() const override;
+    std::vector<uint256> GetHeadBlocks() const override;
+    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    std::unique_ptr<CCoinsViewCursor> Cursor() const override;
+    size_t EstimateSize() const override;
+
+    void SetBackend(CCoinsView& view) { m_base = &view; }
+
+protected:
+    CCoinsView* m_base;
+};
+
+// An in-memory layer of changes on top of another view.
+class CCoinsViewCache : public CCoinsViewBacked
+{
+public:
+    explicit CCoinsViewCache(CCoinsView* base, bool deterministic = false);
+    CCoinsViewCache(const CCoinsViewCache&) = delete;
+    CCoinsViewCache& operator=(const CCoinsViewCache&) = delete;
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    bool HaveCoin(const COutPoint& outpoint) const override;
+    uint256 GetBestBlock() const override;
+    void SetBestBlock(const uint256& block_hash);
+    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    // A cache has no stable key order to walk.
+    std::unique_ptr<CCoinsViewCursor> Cursor() const override;
+
+    // True when an unspent coin is already cached; never reads the parent.
+    bool HaveCoinInCache(const COutPoint& outpoint) const;
+
+    // A reference valid until the next change to this cache; a spent,
+    // empty coin when there is none.
+    const Coin& AccessCoin(const COutPoint& outpoint) const;
+
+    // Adds an unspent coin. possible_overwrite says an unspent coin may
+    // already exist (BIP30 duplicates); without it, overwriting one throws
+    // std::logic_error. Unspendable outputs are ignored.
+    void AddCoin(const COutPoint& outpoint, Coin&& coin, bool possible_overwrite);
+
+    // Bulk-load path for snapshots: inserts a DIRTY coin without reading the
+    // parent and without any check. Only safe when the parent is known not
+    // to hold the outpoint.
+    void EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin);
+
+    // Spends a coin, optionally moving it out first. Returns false when
+    // there is no unspent coin.
+    bool SpendCoin(const COutPoint& outpoint, Coin* moveout = nullptr);
+
+    // Writes every change to the parent, then empties this cache.
+    void Flush();
+
+    // Drops a clean entry to free memory; flagged entries stay.
+    void Uncache(const COutPoint& outpoint);
+
+    size_t GetCacheSize() const { return m_cache_coins.size(); }
+    size_t DynamicMemoryUsage() const;
+    // Entries with a DIRTY flag. Walks the whole map.
+    size_t GetDirtyCount() const;
+
+    // Checks the flag invariants and the memory accounting of every entry;
+    // asserts on a violation. For tests.
+    void SanityCheck() const;
+
+private:
+    // The entry for outpoint, reading it from the parent if needed; end()
+    // when nobody has an unspent coin.
+    CCoinsMap::iterator FetchCoin(const COutPoint& outpoint) const;
+
+    mutable uint256 m_best_block;
+    mutable CCoinsMap m_cache_coins;
+    // Heap bytes of the cached coins' scripts; the map's own nodes are
+    // added in DynamicMemoryUsage().
+    mutable size_t m_cached_coins_usage{0};
+};
+
+#endif // COINSDB_COINS_H

@@ -1,0 +1,234 @@
+#include <dbwrapper.h>
+
+#include <crypto/random.h>
+#include <util/log.h>
+
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/helpers/memenv.h>
+#include <leveldb/iterator.h>
+#include <leveldb/write_batch.h>
+
+#include <algorithm>
+#include <cstdarg>
+
+namespace {
+
+// "\0obfuscate_key", serialized as a byte vector: 0e 00 6f 62 ...
+const std::vector<unsigned char> OBFUSCATION_KEY_KEY{'\0', 'o', 'b', 'f', 'u', 's', 'c', 'a', 't', 'e', '_', 'k', 'e', 'y'};
+
+constexpr size_t MIN_MAX_FILE_SIZE = 32 << 20;
+constexpr int BLOOM_BITS_PER_KEY = 10;
+
+leveldb::Slice ToSlice(std::span<const std::byte> bytes)
+{
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::span<const std::byte> ToSpan(const leveldb::Slice& slice)
+{
+    return std::as_bytes(std::span{slice.data(), slice.size()});
+}
+
+void ThrowOnError(const leveldb::Status& status, const std::string& db_name)
+{
+    if (status.ok()) return;
+    const std::string message = "Fatal LevelDB error in " + db_name + ": " + status.ToString();
+    LogError("{}", message);
+    throw dbwrapper_error(message);
+}
+
+// Routes LevelDB's own diagnostics to the "leveldb" debug category.
+class LevelDBLogger : public leveldb::Logger
+{
+public:
+    void Logv(const char* format, va_list args) override
+    {
+        if (!logging::WillLog(logging::Category::LEVELDB)) return;
+        char buffer[1024];
+        const int written = std::vsnprintf(buffer, sizeof(buffer), format, args);
+        if (written < 0) return;
+        std::string_view line{buffer, std::min<size_t>(written, sizeof(buffer) - 1)};
+        while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+        logging::LogCategoryLine(logging::Category::LEVELDB, line);
+    }
+};
+
+} // namespace
+
+Obfuscation::Obfuscation(std::span<const unsigned char, KEY_SIZE> key) { std::ranges::copy(key, m_key.begin()); }
+
+bool Obfuscation::IsActive() const
+{
+    return std::ranges::any_of(m_key, [](unsigned char b) { return b != 0; });
+}
+
+void Obfuscation::Apply(std::span<std::byte> data) const
+{
+    if (!IsActive()) return;
+    for (size_t i = 0; i < data.size(); ++i) data[i] ^= std::byte{m_key[i % KEY_SIZE]};
+}
+
+struct CDBWrapper::Impl {
+    std::unique_ptr<leveldb::Env> memory_env;
+    std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
+    std::unique_ptr<leveldb::Cache> block_cache;
+    std::unique_ptr<leveldb::Logger> logger;
+    leveldb::Options options;
+    leveldb::ReadOptions read_options;
+    leveldb::ReadOptions iterate_options;
+    leveldb::WriteOptions write_options;
+    leveldb::WriteOptions sync_options;
+    std::unique_ptr<leveldb::DB> db;
+};
+
+struct CDBBatch::Impl {
+    leveldb::WriteBatch batch;
+};
+
+struct CDBIterator::Impl {
+    std::unique_ptr<leveldb::Iterator> it;
+};
+
+CDBWrapper::CDBWrapper(const DBParams& params)
+    : m_impl{std::make_unique<Impl>()}, m_name{params.path.filename().string()}
+{
+    auto& impl = *m_impl;
+    impl.filter_policy.reset(leveldb::NewBloomFilterPolicy(BLOOM_BITS_PER_KEY));
+    impl.block_cache.reset(leveldb::NewLRUCache(params.cache_bytes / 2));
+    impl.logger = std::make_unique<LevelDBLogger>();
+
+    auto& options = impl.options;
+    options.block_cache = impl.block_cache.get();
+    options.write_buffer_size = params.cache_bytes / 4;
+    options.filter_policy = impl.filter_policy.get();
+    // Coin values are small and already compressed; LevelDB's compression
+    // costs time for little space.
+    options.compression = leveldb::kNoCompression;
+    options.max_file_size = std::max(MIN_MAX_FILE_SIZE, options.write_buffer_size);
+    options.paranoid_checks = true;
+    options.create_if_missing = true;
+    options.info_log = impl.logger.get();
+    impl.read_options.verify_checksums = true;
+    impl.iterate_options.verify_checksums = true;
+    // A full scan would evict everything useful from the block cache.
+    impl.iterate_options.fill_cache = false;
+    impl.sync_options.sync = true;
+
+    if (params.memory_only) {
+        impl.memory_env.reset(leveldb::NewMemEnv(leveldb::Env::Default()));
+        options.env = impl.memory_env.get();
+    } else {
+        if (params.wipe_data) {
+            LogInfo("Wiping LevelDB in {}", params.path.string());
+            ThrowOnError(leveldb::DestroyDB(params.path.string(), options), m_name);
+        }
+        std::error_code ec;
+        std::filesystem::create_directories(params.path, ec);
+        if (ec) throw dbwrapper_error("Cannot create database directory " + params.path.string() + ": " + ec.message());
+        LogInfo("Opening LevelDB in {}", params.path.string());
+    }
+
+    leveldb::DB* raw_db = nullptr;
+    ThrowOnError(leveldb::DB::Open(options, params.path.string(), &raw_db), m_name);
+    impl.db.reset(raw_db);
+
+    if (params.options.force_compact) impl.db->CompactRange(nullptr, nullptr);
+
+    // The key entry itself is stored in the clear, so read it with the
+    // all-zero key this object starts with.
+    std::vector<unsigned char> stored_key;
+    const bool has_key = Read(OBFUSCATION_KEY_KEY, stored_key);
+    if (!has_key && params.obfuscate && IsEmpty()) {
+        std::array<unsigned char, Obfuscation::KEY_SIZE> fresh_key;
+        GetRandBytes(fresh_key);
+        stored_key.assign(fresh_key.begin(), fresh_key.end());
+        Write(OBFUSCATION_KEY_KEY, stored_key, /*sync=*/true);
+        LogInfo("Wrote new obfuscation key for {}", params.path.string());
+    }
+    if (!stored_key.empty()) {
+        if (stored_key.size() != Obfuscation::KEY_SIZE) {
+            throw dbwrapper_error("Obfuscation key of " + m_name + " has " + std::to_string(stored_key.size()) + " bytes, expected 8");
+        }
+        m_obfuscation = Obfuscation{std::span<const unsigned char, Obfuscation::KEY_SIZE>{stored_key.data(), Obfuscation::KEY_SIZE}};
+    }
+}
+
+CDBWrapper::~CDBWrapper()
+{
+    // The database must close before the cache, filter and env it uses.
+    m_impl->db.reset();
+}
+
+std::optional<std::string> CDBWrapper::ReadImpl(std::span<const std::byte> key) const
+{
+    std::string value;
+    const leveldb::Status status = m_impl->db->Get(m_impl->read_options, ToSlice(key), &value);
+    if (status.IsNotFound()) return std::nullopt;
+    ThrowOnError(status, m_name);
+    return value;
+}
+
+bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadImpl(key).has_value(); }
+
+void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
+{
+    ThrowOnError(m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->batch), m_name);
+}
+
+std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
+{
+    auto impl = std::make_unique<CDBIterator::Impl>();
+    impl->it.reset(m_impl->db->NewIterator(m_impl->iterate_options));
+    return std::unique_ptr<CDBIterator>{new CDBIterator{std::move(impl), m_obfuscation}};
+}
+
+bool CDBWrapper::IsEmpty() const
+{
+    auto it = NewIterator();
+    it->SeekToFirst();
+    return !it->Valid();
+}
+
+size_t CDBWrapper::EstimateSizeImpl(std::span<const std::byte> begin, std::span<const std::byte> end) const
+{
+    const leveldb::Range range{ToSlice(begin), ToSlice(end)};
+    uint64_t size = 0;
+    m_impl->db->GetApproximateSizes(&range, 1, &size);
+    return size;
+}
+
+size_t CDBWrapper::DynamicMemoryUsage() const
+{
+    std::string value;
+    if (!m_impl->db->GetProperty("leveldb.approximate-memory-usage", &value)) return 0;
+    return std::stoull(value);
+}
+
+CDBBatch::CDBBatch(const CDBWrapper& parent) : m_parent{parent}, m_impl{std::make_unique<Impl>()} {}
+CDBBatch::~CDBBatch() = default;
+
+void CDBBatch::Clear() { m_impl->batch.Clear(); }
+
+size_t CDBBatch::SizeEstimate() const { return m_impl->batch.ApproximateSize(); }
+
+void CDBBatch::WriteImpl(std::span<const std::byte> key, DataStream& value)
+{
+    m_parent.m_obfuscation.Apply(value.MutableUnread());
+    m_impl->batch.Put(ToSlice(key), ToSlice(value.Unread()));
+}
+
+void CDBBatch::EraseImpl(std::span<const std::byte> key) { m_impl->batch.Delete(ToSlice(key)); }
+
+CDBIterator::CDBIterator(std::unique_ptr<Impl> impl, const Obfuscation& obfuscation)
+    : m_impl{std::move(impl)}, m_obfuscation{obfuscation} {}
+CDBIterator::~CDBIterator() = default;
+
+bool CDBIterator::Valid() const { return m_impl->it->Valid(); }
+void CDBIterator::SeekToFirst() { m_impl->it->SeekToFirst(); }
+void CDBIterator::Next() { m_impl->it->Next(); }
+void CDBIterator::SeekImpl(std::span<const std::byte> key) { m_impl->it->Seek(ToSlice(key)); }
+std::span<const std::byte> CDBIterator::KeyImpl() const { return ToSpan(m_impl->it->key()); }
+std::span<const std::byte> CDBIterator::ValueImpl() const { return ToSpan(m_impl->it->value()); }

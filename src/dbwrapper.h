@@ -1,0 +1,266 @@
+#ifndef COINSDB_DBWRAPPER_H
+#define COINSDB_DBWRAPPER_H
+
+// A key-value database over LevelDB. LevelDB's types stay in dbwrapper.cpp:
+// callers see serialized keys and values only.
+//
+// Byte format: keys are stored as serialized, values as serialized and then
+// XORed with the database's obfuscation key repeated (byte i of a value with
+// key byte i % 8). The key itself lives at
+//   0e 00 "obfuscate_key"     (CompactSize 14, a zero byte, 13 ASCII chars)
+// as CompactSize(8) + 8 bytes, not obfuscated. A new database gets a random
+// key when asked to; an existing one keeps what it has (all zeros when it was
+// created without a key, so its values are stored as they are).
+
+#include <serialize.h>
+#include <streams.h>
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// Any LevelDB failure: I/O errors, corruption, a database that will not open.
+class dbwrapper_error : public std::runtime_error
+{
+public:
+    explicit dbwrapper_error(const std::string& msg) : std::runtime_error{msg} {}
+};
+
+struct DBOptions {
+    // Don't compact the whole database on open (tests and benchmarks).
+    bool force_compact{false};
+};
+
+struct DBParams {
+    std::filesystem::path path;
+    // Split between LevelDB's block cache (1/2) and write buffer (1/4).
+    size_t cache_bytes{8 << 20};
+    // Keep everything in memory (tests); path is then only a name.
+    bool memory_only{false};
+    // Delete an existing database at path first.
+    bool wipe_data{false};
+    // Give a new database a random obfuscation key.
+    bool obfuscate{true};
+    DBOptions options{};
+};
+
+class Obfuscation
+{
+public:
+    static constexpr size_t KEY_SIZE = 8;
+
+    Obfuscation() = default;
+    explicit Obfuscation(std::span<const unsigned char, KEY_SIZE> key);
+
+    // XORs data in place; applying it twice restores the data.
+    void Apply(std::span<std::byte> data) const;
+    bool IsActive() const;
+    const std::array<unsigned char, KEY_SIZE>& Key() const { return m_key; }
+
+private:
+    std::array<unsigned char, KEY_SIZE> m_key{};
+};
+
+class CDBWrapper;
+
+// Changes that reach the database atomically in one WriteBatch.
+class CDBBatch
+{
+public:
+    explicit CDBBatch(const CDBWrapper& parent);
+    ~CDBBatch();
+    CDBBatch(const CDBBatch&) = delete;
+    CDBBatch& operator=(const CDBBatch&) = delete;
+
+    template <typename K, typename V>
+    void Write(const K& key, const V& value)
+    {
+        m_key_buffer.Clear();
+        m_key_buffer << key;
+        m_value_buffer.Clear();
+        m_value_buffer << value;
+        WriteImpl(m_key_buffer.Unread(), m_value_buffer);
+    }
+
+    template <typename K>
+    void Erase(const K& key)
+    {
+        m_key_buffer.Clear();
+        m_key_buffer << key;
+        EraseImpl(m_key_buffer.Unread());
+    }
+
+    void Clear();
+    // Bytes the batch will hand to LevelDB, headers included.
+    size_t SizeEstimate() const;
+
+private:
+    friend class CDBWrapper;
+    void WriteImpl(std::span<const std::byte> key, DataStream& value);
+    void EraseImpl(std::span<const std::byte> key);
+
+    struct Impl;
+    const CDBWrapper& m_parent;
+    std::unique_ptr<Impl> m_impl;
+    DataStream m_key_buffer;
+    DataStream m_value_buffer;
+};
+
+// Walks keys in byte order.
+class CDBIterator
+{
+public:
+    ~CDBIterator();
+    CDBIterator(const CDBIterator&) = delete;
+    CDBIterator& operator=(const CDBIterator&) = delete;
+
+    bool Valid() const;
+    void SeekToFirst();
+    void Next();
+
+    template <typename K>
+    void Seek(const K& key)
+    {
+        DataStream stream;
+        stream << key;
+        SeekImpl(stream.Unread());
+    }
+
+    // Deserialize the current key or value; false when they don't parse.
+    template <typename K>
+    bool GetKey(K& key) const
+    {
+        try {
+            SpanReader reader{KeyImpl()};
+            reader >> key;
+        } catch (const std::exception&) {
+            return false;
+        }
+        return true;
+    }
+
+    template <typename V>
+    bool GetValue(V& value) const
+    {
+        try {
+            DataStream stream{ValueImpl()};
+            m_obfuscation.Apply(stream.MutableUnread());
+            stream >> value;
+        } catch (const std::exception&) {
+            return false;
+        }
+        return true;
+    }
+
+    std::span<const std::byte> RawKey() const { return KeyImpl(); }
+    // The current value's bytes with the obfuscation removed.
+    std::vector<std::byte> DeobfuscatedValue() const
+    {
+        std::vector<std::byte> value{ValueImpl().begin(), ValueImpl().end()};
+        m_obfuscation.Apply(value);
+        return value;
+    }
+
+private:
+    friend class CDBWrapper;
+    struct Impl;
+    CDBIterator(std::unique_ptr<Impl> impl, const Obfuscation& obfuscation);
+
+    void SeekImpl(std::span<const std::byte> key);
+    std::span<const std::byte> KeyImpl() const;
+    std::span<const std::byte> ValueImpl() const;
+
+    std::unique_ptr<Impl> m_impl;
+    const Obfuscation& m_obfuscation;
+};
+
+class CDBWrapper
+{
+public:
+    // Opens or creates the database. Throws dbwrapper_error when it cannot.
+    explicit CDBWrapper(const DBParams& params);
+    ~CDBWrapper();
+    CDBWrapper(const CDBWrapper&) = delete;
+    CDBWrapper& operator=(const CDBWrapper&) = delete;
+
+    template <typename K, typename V>
+    bool Read(const K& key, V& value) const
+    {
+        DataStream key_stream;
+        key_stream << key;
+        std::optional<std::string> raw = ReadImpl(key_stream.Unread());
+        if (!raw) return false;
+        try {
+            DataStream value_stream{std::as_bytes(std::span{*raw})};
+            m_obfuscation.Apply(value_stream.MutableUnread());
+            value_stream >> value;
+        } catch (const std::exception&) {
+            return false;
+        }
+        return true;
+    }
+
+    template <typename K, typename V>
+    void Write(const K& key, const V& value, bool sync = false)
+    {
+        CDBBatch batch{*this};
+        batch.Write(key, value);
+        WriteBatch(batch, sync);
+    }
+
+    template <typename K>
+    bool Exists(const K& key) const
+    {
+        DataStream key_stream;
+        key_stream << key;
+        return ExistsImpl(key_stream.Unread());
+    }
+
+    template <typename K>
+    void Erase(const K& key, bool sync = false)
+    {
+        CDBBatch batch{*this};
+        batch.Erase(key);
+        WriteBatch(batch, sync);
+    }
+
+    // Applies the batch atomically; sync waits until it is on disk.
+    void WriteBatch(CDBBatch& batch, bool sync = false);
+
+    std::unique_ptr<CDBIterator> NewIterator() const;
+    bool IsEmpty() const;
+
+    // Approximate bytes on disk of keys in [begin, end).
+    template <typename K>
+    size_t EstimateSize(const K& begin, const K& end) const
+    {
+        DataStream begin_stream, end_stream;
+        begin_stream << begin;
+        end_stream << end;
+        return EstimateSizeImpl(begin_stream.Unread(), end_stream.Unread());
+    }
+
+    // LevelDB's own estimate of its memory use (memtables and caches).
+    size_t DynamicMemoryUsage() const;
+    const Obfuscation& GetObfuscation() const { return m_obfuscation; }
+    const std::string& GetName() const { return m_name; }
+
+private:
+    friend class CDBBatch;
+    std::optional<std::string> ReadImpl(std::span<const std::byte> key) const;
+    bool ExistsImpl(std::span<const std::byte> key) const;
+    size_t EstimateSizeImpl(std::span<const std::byte> begin, std::span<const std::byte> end) const;
+
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    std::string m_name;
+    Obfuscation m_obfuscation;
+};
+
+#endif // COINSDB_DBWRAPPER_H

@@ -1,0 +1,67 @@
+#ifndef COINSDB_KERNEL_CHAINPARAMS_H
+#define COINSDB_KERNEL_CHAINPARAMS_H
+
+#include <uint256.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+enum class ChainType { MAIN, TESTNET, TESTNET4, SIGNET, REGTEST };
+
+std::string ChainTypeToString(ChainType chain);
+std::optional<ChainType> ChainTypeFromString(std::string_view name);
+
+using MessageStartChars = std::array<unsigned char, 4>;
+
+// A UTXO set a snapshot may be trusted to reproduce: at this block, with
+// this hash_serialized_3.
+struct AssumeutxoData {
+    int height;
+    uint256 blockhash;
+    uint256 hash_serialized;
+    uint64_t chain_tx_count;
+};
+
+// What coinsdb needs to know of each network.
+class CChainParams
+{
+public:
+    // The built-in parameters of a chain; the caller owns the copy.
+    static CChainParams ForChain(ChainType chain);
+
+    ChainType GetChainType() const { return m_chain; }
+    std::string GetChainTypeString() const { return ChainTypeToString(m_chain); }
+    const MessageStartChars& MessageStart() const { return m_message_start; }
+    const uint256& GenesisHash() const { return m_genesis_hash; }
+    uint16_t DefaultRPCPort() const { return m_rpc_port; }
+    // Subdirectory of the datadir ("" for main).
+    const std::string& DataDirName() const { return m_data_dir; }
+
+    const std::vector<AssumeutxoData>& AssumeutxoEntries() const { return m_assumeutxo; }
+    std::optional<AssumeutxoData> AssumeutxoForBlockhash(const uint256& blockhash) const;
+    std::optional<AssumeutxoData> AssumeutxoForHeight(int height) const;
+
+    // Test chains only: more trusted snapshots (-assumeutxo). Throws
+    // std::invalid_argument on main.
+    void AddAssumeutxo(const AssumeutxoData& data);
+
+private:
+    CChainParams(ChainType chain, MessageStartChars message_start, std::string_view genesis_hex, uint16_t rpc_port,
+                 std::string data_dir, std::vector<AssumeutxoData> assumeutxo);
+
+    ChainType m_chain;
+    MessageStartChars m_message_start;
+    uint256 m_genesis_hash;
+    uint16_t m_rpc_port;
+    std::string m_data_dir;
+    std::vector<AssumeutxoData> m_assumeutxo;
+};
+
+// Returns the chain whose network magic this is.
+std::optional<ChainType> ChainTypeFromMessageStart(const MessageStartChars& message_start);
+
+#endif // COINSDB_KERNEL_CHAINPARAMS_H

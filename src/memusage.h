@@ -1,0 +1,42 @@
+#ifndef COINSDB_MEMUSAGE_H
+#define COINSDB_MEMUSAGE_H
+
+#include <cstddef>
+#include <unordered_map>
+#include <vector>
+
+// Estimates of heap memory as glibc's malloc hands it out on a 64-bit host:
+// every allocation carries an 8-byte header and is rounded up to 16 bytes,
+// with a 32-byte minimum. The coins cache budgets -dbcache with these.
+namespace memusage {
+
+constexpr size_t MallocUsage(size_t bytes)
+{
+    if (bytes == 0) return 0;
+    return ((bytes + 31) >> 4) << 4;
+}
+
+template <typename T, typename A>
+size_t DynamicUsage(const std::vector<T, A>& v)
+{
+    return MallocUsage(v.capacity() * sizeof(T));
+}
+
+// libstdc++ keeps each element in its own node behind a singly linked next
+// pointer (no cached hash code when the hasher is noexcept), plus one
+// pointer per bucket.
+template <typename K, typename V>
+constexpr size_t UnorderedNodeSize()
+{
+    return sizeof(void*) + sizeof(std::pair<const K, V>);
+}
+
+template <typename K, typename V, typename H, typename E, typename A>
+size_t DynamicUsage(const std::unordered_map<K, V, H, E, A>& m)
+{
+    return MallocUsage(UnorderedNodeSize<K, V>()) * m.size() + MallocUsage(sizeof(void*) * m.bucket_count());
+}
+
+} // namespace memusage
+
+#endif // COINSDB_MEMUSAGE_H

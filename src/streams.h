@@ -1,0 +1,182 @@
+#ifndef COINSDB_STREAMS_H
+#define COINSDB_STREAMS_H
+
+#include <serialize.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ios>
+#include <span>
+#include <string>
+#include <vector>
+
+// An in-memory byte buffer that serializes into its end and reads from a
+// cursor at the front.
+class DataStream
+{
+public:
+    DataStream() = default;
+    explicit DataStream(std::span<const std::byte> bytes) : m_data(bytes.begin(), bytes.end()) {}
+    explicit DataStream(std::span<const unsigned char> bytes)
+        : DataStream(std::as_bytes(bytes)) {}
+
+    void write(std::span<const std::byte> bytes) { m_data.insert(m_data.end(), bytes.begin(), bytes.end()); }
+
+    void read(std::span<std::byte> out)
+    {
+        if (out.size() > size()) throw std::ios_base::failure("DataStream::read(): end of data");
+        std::memcpy(out.data(), m_data.data() + m_read_pos, out.size());
+        m_read_pos += out.size();
+        if (m_read_pos == m_data.size()) Clear();
+    }
+
+    // Bytes not yet read.
+    std::span<const std::byte> Unread() const { return std::span{m_data}.subspan(m_read_pos); }
+    std::span<std::byte> MutableUnread() { return std::span{m_data}.subspan(m_read_pos); }
+    size_t size() const { return m_data.size() - m_read_pos; }
+    bool empty() const { return size() == 0; }
+    void Clear()
+    {
+        m_data.clear();
+        m_read_pos = 0;
+    }
+    void reserve(size_t n) { m_data.reserve(n); }
+    size_t capacity() const { return m_data.capacity(); }
+
+    template <typename T>
+    DataStream& operator<<(const T& obj)
+    {
+        Serialize(*this, obj);
+        return *this;
+    }
+    template <typename T>
+    DataStream& operator>>(T&& obj)
+    {
+        Unserialize(*this, obj);
+        return *this;
+    }
+
+private:
+    std::vector<std::byte> m_data;
+    size_t m_read_pos{0};
+};
+
+// Reads from borrowed memory without copying it.
+class SpanReader
+{
+public:
+    explicit SpanReader(std::span<const std::byte> bytes) : m_data{bytes} {}
+    explicit SpanReader(std::span<const unsigned char> bytes) : m_data{std::as_bytes(bytes)} {}
+
+    void read(std::span<std::byte> out)
+    {
+        if (out.size() > m_data.size()) throw std::ios_base::failure("SpanReader::read(): end of data");
+        std::memcpy(out.data(), m_data.data(), out.size());
+        m_data = m_data.subspan(out.size());
+    }
+    size_t size() const { return m_data.size(); }
+    bool empty() const { return m_data.empty(); }
+
+    template <typename T>
+    SpanReader& operator>>(T&& obj)
+    {
+        Unserialize(*this, obj);
+        return *this;
+    }
+
+private:
+    std::span<const std::byte> m_data;
+};
+
+// Counts the bytes an object would serialize to.
+class SizeComputer
+{
+public:
+    void write(std::span<const std::byte> bytes) { m_size += bytes.size(); }
+    size_t size() const { return m_size; }
+
+    template <typename T>
+    SizeComputer& operator<<(const T& obj)
+    {
+        Serialize(*this, obj);
+        return *this;
+    }
+
+private:
+    size_t m_size{0};
+};
+
+template <typename T>
+size_t GetSerializeSize(const T& obj)
+{
+    SizeComputer sizer;
+    sizer << obj;
+    return sizer.size();
+}
+
+// Owns a FILE* and closes it. Reads and writes throw std::ios_base::failure,
+// which keeps a truncated file from ever looking like a short valid one.
+class AutoFile
+{
+public:
+    explicit AutoFile(std::FILE* file) : m_file{file} {}
+    ~AutoFile() { fclose(); }
+    AutoFile(const AutoFile&) = delete;
+    AutoFile& operator=(const AutoFile&) = delete;
+
+    bool IsNull() const { return m_file == nullptr; }
+    std::FILE* Get() const { return m_file; }
+
+    // Returns 0 on success, like std::fclose. A failed close of a written
+    // file means data may not have reached the disk.
+    int fclose()
+    {
+        int result = 0;
+        if (m_file) result = std::fclose(m_file);
+        m_file = nullptr;
+        return result;
+    }
+
+    void read(std::span<std::byte> out)
+    {
+        if (!m_file) throw std::ios_base::failure("AutoFile::read: file handle is null");
+        if (std::fread(out.data(), 1, out.size(), m_file) != out.size()) {
+            throw std::ios_base::failure(std::feof(m_file) ? "AutoFile::read: end of file" : "AutoFile::read: fread failed");
+        }
+    }
+
+    void write(std::span<const std::byte> bytes)
+    {
+        if (!m_file) throw std::ios_base::failure("AutoFile::write: file handle is null");
+        if (std::fwrite(bytes.data(), 1, bytes.size(), m_file) != bytes.size()) {
+            throw std::ios_base::failure("AutoFile::write: write failed");
+        }
+    }
+
+    // True when no byte is left to read.
+    bool AtEnd()
+    {
+        const int c = std::fgetc(m_file);
+        if (c == EOF) return true;
+        std::ungetc(c, m_file);
+        return false;
+    }
+
+    template <typename T>
+    AutoFile& operator<<(const T& obj)
+    {
+        Serialize(*this, obj);
+        return *this;
+    }
+    template <typename T>
+    AutoFile& operator>>(T&& obj)
+    {
+        Unserialize(*this, obj);
+        return *this;
+    }
+
+private:
+    std::FILE* m_file;
+};
+
+#endif // COINSDB_STREAMS_H

@@ -1,0 +1,23 @@
+#ifndef COINSDB_TEST_UTIL_SETUP_H
+#define COINSDB_TEST_UTIL_SETUP_H
+
+#include <filesystem>
+#include <string>
+
+// A fresh directory under the system temp dir, removed with the fixture.
+struct TempDirFixture {
+    TempDirFixture();
+    ~TempDirFixture();
+    TempDirFixture(const TempDirFixture&) = delete;
+    TempDirFixture& operator=(const TempDirFixture&) = delete;
+
+    std::filesystem::path m_path;
+};
+
+// Where Bitcoin Core's test vectors are: $COINSDB_VECTORS, else the
+// shared/vectors directory beside the source tree. Empty when neither exists.
+std::filesystem::path VectorsRoot();
+
+std::string ReadFileToString(const std::filesystem::path& path);
+
+#endif // COINSDB_TEST_UTIL_SETUP_H

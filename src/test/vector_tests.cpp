@@ -1,0 +1,146 @@
+// Checks coinsdb against files Bitcoin Core produced (../shared/vectors):
+// the snapshot parses to the published figures, the chainstate it writes is
+// byte-identical to Core's, and dumping it again reproduces the file.
+
+#include <coins.h>
+#include <crypto/sha256.h>
+#include <kernel/chainparams.h>
+#include <kernel/coinstats.h>
+#include <node/utxo_snapshot.h>
+#include <test/util/setup.h>
+#include <txdb.h>
+#include <util/strencodings.h>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct VectorDir {
+    std::filesystem::path dir;
+    nlohmann::json expected;
+};
+
+std::vector<VectorDir> LoadVectorDirs()
+{
+    std::vector<VectorDir> dirs;
+    const auto root = VectorsRoot();
+    if (root.empty()) return dirs;
+    for (const auto& entry : std::filesystem::directory_iterator{root}) {
+        if (!entry.is_directory() || !std::filesystem::exists(entry.path() / "expected.json")) continue;
+        dirs.push_back({entry.path(), nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"))});
+    }
+    std::ranges::sort(dirs, {}, &VectorDir::dir);
+    return dirs;
+}
+
+CAmount ParseBtcAmount(const std::string& text)
+{
+    const auto dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
+    fraction.resize(8, '0');
+    return *ParseInt64(whole) * COIN + *ParseInt64(fraction);
+}
+
+std::FILE* OpenOrFail(const std::filesystem::path& path, const char* mode)
+{
+    std::FILE* file = std::fopen(path.c_str(), mode);
+    BOOST_REQUIRE_MESSAGE(file, "cannot open " << path);
+    return file;
+}
+
+// Loads the snapshot into a new chainstate database the way a node does:
+// through a coins cache, then one flush.
+void LoadSnapshotIntoDB(const VectorDir& vec, const CChainParams& params, CCoinsViewDB& db)
+{
+    AutoFile file{OpenOrFail(vec.dir / "snapshot.dat", "rb")};
+    const auto metadata = SnapshotMetadata::Read(file, params.MessageStart());
+    BOOST_CHECK_EQUAL(metadata.base_blockhash.GetHex(), vec.expected["base_blockhash"].get<std::string>());
+    BOOST_CHECK_EQUAL(metadata.coins_count, vec.expected["coins_written"].get<uint64_t>());
+
+    CCoinsViewCache cache{&db};
+    SnapshotCoinReader reader{file, metadata, vec.expected["height"].get<int>()};
+    COutPoint outpoint;
+    Coin coin;
+    while (reader.Next(outpoint, coin)) cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
+    BOOST_CHECK_EQUAL(reader.CoinsRead(), metadata.coins_count);
+    cache.SetBestBlock(metadata.base_blockhash);
+    cache.Flush();
+}
+
+void CheckStats(const VectorDir& vec, const CCoinsViewDB& db)
+{
+    const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, db);
+    BOOST_REQUIRE(stats);
+    BOOST_CHECK_EQUAL(stats->hash_serialized.GetHex(), vec.expected["hash_serialized_3"].get<std::string>());
+    BOOST_CHECK_EQUAL(stats->txouts, vec.expected["txouts"].get<uint64_t>());
+    BOOST_CHECK_EQUAL(stats->transactions, vec.expected["transactions"].get<uint64_t>());
+    BOOST_CHECK_EQUAL(stats->bogosize, vec.expected["bogosize"].get<uint64_t>());
+    BOOST_CHECK_EQUAL(stats->total_amount, ParseBtcAmount(vec.expected["total_amount"].get<std::string>()));
+    BOOST_CHECK_EQUAL(stats->best_block.GetHex(), vec.expected["base_blockhash"].get<std::string>());
+}
+
+// Every key and de-obfuscated value, in key order, as chainstate.txt has them.
+std::string DumpChainstate(CDBWrapper& db)
+{
+    // The obfuscation key entry: 0e 00 "obfuscate_key".
+    const std::string obfuscation_key_hex = "0e006f62667573636174655f6b6579";
+    std::ostringstream out;
+    auto it = db.NewIterator();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        const std::string key_hex = HexStr(it->RawKey());
+        if (key_hex == obfuscation_key_hex) continue;
+        out << key_hex << ' ' << HexStr(it->DeobfuscatedValue()) << '\n';
+    }
+    return out.str();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(vector_tests)
+
+BOOST_AUTO_TEST_CASE(bitcoin_core_vectors)
+{
+    const auto dirs = LoadVectorDirs();
+    if (dirs.empty()) {
+        BOOST_TEST_MESSAGE("vector_tests: no vectors found (set COINSDB_VECTORS); skipping");
+        return;
+    }
+    for (const auto& vec : dirs) {
+        BOOST_TEST_CONTEXT("vector " << vec.dir.filename())
+        {
+            const auto chain = ChainTypeFromString(vec.expected["chain"].get<std::string>());
+            BOOST_REQUIRE(chain);
+            const CChainParams params = CChainParams::ForChain(*chain);
+            TempDirFixture tmp;
+            CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 8 << 20}, CoinsViewOptions{}};
+            BOOST_REQUIRE(db.GetDB().GetObfuscation().IsActive());
+
+            LoadSnapshotIntoDB(vec, params, db);
+            CheckStats(vec, db);
+
+            const std::string expected_chainstate = ReadFileToString(vec.dir / "chainstate.txt");
+            const std::string actual_chainstate = DumpChainstate(db.GetDB());
+            BOOST_CHECK_EQUAL(std::ranges::count(actual_chainstate, '\n'), vec.expected["chainstate_entries"].get<int64_t>());
+            BOOST_CHECK(actual_chainstate == expected_chainstate);
+
+            const auto dumped = tmp.m_path / "dump.dat";
+            {
+                AutoFile out{OpenOrFail(dumped, "wb")};
+                auto cursor = db.Cursor();
+                const uint256 base = *uint256::FromHex(vec.expected["base_blockhash"].get<std::string>());
+                WriteSnapshot(out, params.MessageStart(), base, vec.expected["coins_written"].get<uint64_t>(), *cursor);
+                BOOST_REQUIRE_EQUAL(out.fclose(), 0);
+            }
+            const std::string bytes = ReadFileToString(dumped);
+            const auto digest = Sha256(std::span{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+            BOOST_CHECK_EQUAL(HexStr(digest), vec.expected["snapshot_sha256"].get<std::string>());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

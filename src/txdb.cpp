@@ -1,0 +1,208 @@
+#include <txdb.h>
+
+#include <util/log.h>
+
+#include <cstdlib>
+#include <random>
+
+// Chainstate keys (values are obfuscated, see dbwrapper.h):
+//   'C' txid(32, internal order) VARINT(vout) -> Coin (coins.h)
+//   'B'                                      -> best block hash (32 bytes)
+//   'H'                                      -> CompactSize(2), new hash, old hash
+// 'H' exists only while a flush spread over several batches has not
+// finished: the coins on disk are then a mix of the states after "old" and
+// after "new", and replaying the blocks between them repairs that. Because
+// VARINT keeps numeric order, the 'C' keys of a txid sort by output index.
+namespace {
+
+constexpr uint8_t DB_COIN = 'C';
+constexpr uint8_t DB_BEST_BLOCK = 'B';
+constexpr uint8_t DB_HEAD_BLOCKS = 'H';
+
+constexpr double BYTES_PER_MIB = 1024.0 * 1024.0;
+
+struct CoinKey {
+    COutPoint* outpoint;
+
+    template <typename Stream>
+    void Serialize(Stream& s) const
+    {
+        WriteLE<Stream, uint8_t>(s, DB_COIN);
+        outpoint->hash.Serialize(s);
+        WriteVarInt(s, outpoint->n);
+    }
+
+    template <typename Stream>
+    void Unserialize(Stream& s)
+    {
+        if (ReadLE<uint8_t>(s) != DB_COIN) throw std::ios_base::failure("not a coin key");
+        outpoint->hash.Unserialize(s);
+        const uint64_t n = ReadVarInt(s);
+        if (n > UINT32_MAX) throw std::ios_base::failure("coin key output index out of range");
+        outpoint->n = static_cast<uint32_t>(n);
+    }
+};
+
+struct ConstCoinKey {
+    const COutPoint& outpoint;
+
+    template <typename Stream>
+    void Serialize(Stream& s) const
+    {
+        WriteLE<Stream, uint8_t>(s, DB_COIN);
+        outpoint.hash.Serialize(s);
+        WriteVarInt(s, outpoint.n);
+    }
+};
+
+void SimulateCrash(const CoinsViewOptions& options)
+{
+    static std::mt19937_64 rng{std::random_device{}()};
+    if (std::uniform_int_distribution<int>{0, options.simulate_crash_ratio - 1}(rng) != 0) return;
+    if (options.on_simulated_crash) {
+        options.on_simulated_crash();
+        return;
+    }
+    LogInfo("Simulating a crash. Goodbye.");
+    std::_Exit(0);
+}
+
+class CCoinsViewDBCursor final : public CCoinsViewCursor
+{
+public:
+    CCoinsViewDBCursor(std::unique_ptr<CDBIterator> it, const uint256& best_block)
+        : CCoinsViewCursor{best_block}, m_it{std::move(it)}
+    {
+        m_it->Seek(DB_COIN);
+        LoadKey();
+    }
+
+    bool GetKey(COutPoint& key) const override
+    {
+        if (!m_valid) return false;
+        key = m_key;
+        return true;
+    }
+
+    bool GetValue(Coin& coin) const override { return m_it->GetValue(coin); }
+    bool Valid() const override { return m_valid; }
+
+    void Next() override
+    {
+        m_it->Next();
+        LoadKey();
+    }
+
+private:
+    // Stops at the first key that is not a coin: 'C' keys are contiguous.
+    void LoadKey()
+    {
+        CoinKey key{&m_key};
+        m_valid = m_it->Valid() && m_it->GetKey(key);
+    }
+
+    std::unique_ptr<CDBIterator> m_it;
+    COutPoint m_key;
+    bool m_valid{false};
+};
+
+} // namespace
+
+CCoinsViewDB::CCoinsViewDB(DBParams db_params, CoinsViewOptions options)
+    : m_db_params{std::move(db_params)}, m_options{std::move(options)},
+      m_db{std::make_unique<CDBWrapper>(m_db_params)}
+{
+}
+
+void CCoinsViewDB::ResizeCache(size_t new_cache_bytes)
+{
+    // Close first: LevelDB allows one open handle per directory.
+    m_db.reset();
+    m_db_params.cache_bytes = new_cache_bytes;
+    m_db_params.wipe_data = false;
+    m_db = std::make_unique<CDBWrapper>(m_db_params);
+}
+
+std::optional<Coin> CCoinsViewDB::GetCoin(const COutPoint& outpoint) const
+{
+    Coin coin;
+    if (m_db->Read(ConstCoinKey{outpoint}, coin)) return coin;
+    return std::nullopt;
+}
+
+bool CCoinsViewDB::HaveCoin(const COutPoint& outpoint) const { return m_db->Exists(ConstCoinKey{outpoint}); }
+
+uint256 CCoinsViewDB::GetBestBlock() const
+{
+    uint256 hash;
+    if (!m_db->Read(DB_BEST_BLOCK, hash)) return uint256{};
+    return hash;
+}
+
+std::vector<uint256> CCoinsViewDB::GetHeadBlocks() const
+{
+    std::vector<uint256> heads;
+    if (!m_db->Read(DB_HEAD_BLOCKS, heads)) return {};
+    return heads;
+}
+
+void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
+{
+    assert(!best_block.IsNull());
+    uint256 old_tip = GetBestBlock();
+    if (old_tip.IsNull()) {
+        // No 'B': either a new database, or an earlier flush died midway
+        // and left 'H'. Then this flush must be the same target again (the
+        // caller replayed to it), and the old end of the range still holds.
+        const std::vector<uint256> heads = GetHeadBlocks();
+        if (heads.size() == 2) {
+            if (heads[0] != best_block) {
+                LogError("The coins database detected an inconsistent state, likely due to a previous crash or "
+                         "shutdown. You will need to restart with -reindex-chainstate.");
+            }
+            assert(heads[0] == best_block);
+            old_tip = heads[1];
+        }
+    }
+
+    CDBBatch batch{*m_db};
+    // First batch: from here until the last batch lands, the database is
+    // a mix of old_tip and best_block.
+    batch.Erase(DB_BEST_BLOCK);
+    batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, old_tip});
+
+    size_t visited = 0;
+    size_t changed = 0;
+    // Baseline: visit every cached entry, clean or not, erasing each one
+    // as it is consumed so memory falls while the flush runs.
+    for (auto it = coins.begin(); it != coins.end(); it = coins.erase(it)) {
+        ++visited;
+        if (!it->second.IsDirty()) continue;
+        ++changed;
+        if (it->second.coin.IsSpent()) {
+            batch.Erase(ConstCoinKey{it->first});
+        } else {
+            batch.Write(ConstCoinKey{it->first}, it->second.coin);
+        }
+        if (batch.SizeEstimate() > m_options.batch_write_bytes) {
+            LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
+            m_db->WriteBatch(batch);
+            batch.Clear();
+            if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
+        }
+    }
+
+    // Last batch: the database is consistent with best_block again.
+    batch.Erase(DB_HEAD_BLOCKS);
+    batch.Write(DB_BEST_BLOCK, best_block);
+    LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
+    m_db->WriteBatch(batch);
+    LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
+}
+
+std::unique_ptr<CCoinsViewCursor> CCoinsViewDB::Cursor() const
+{
+    return std::make_unique<CCoinsViewDBCursor>(m_db->NewIterator(), GetBestBlock());
+}
+
+size_t CCoinsViewDB::EstimateSize() const { return m_db->EstimateSize(DB_COIN, uint8_t{DB_COIN + 1}); }

@@ -1,0 +1,56 @@
+#ifndef COINSDB_TXDB_H
+#define COINSDB_TXDB_H
+
+#include <coins.h>
+#include <dbwrapper.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+// Baseline write batch size of a flush: the database gets the flush in
+// batches of about this many bytes, each applied atomically.
+static constexpr int64_t DEFAULT_DB_BATCH_SIZE = 16 << 20;
+
+// What a CCoinsViewDB needs to know, set by whoever builds it.
+struct CoinsViewOptions {
+    // A flush writes a batch whenever the pending one grows past this.
+    size_t batch_write_bytes{DEFAULT_DB_BATCH_SIZE};
+    // When non-zero, after each partial batch a 1-in-N draw simulates a
+    // crash, leaving the database between two states (crash tests).
+    int simulate_crash_ratio{0};
+    // What a simulated crash does. Unset: log and end the process at once
+    // without any clean-up, as a real crash would. Tests throw instead.
+    std::function<void()> on_simulated_crash{};
+};
+
+// The UTXO set on disk (chainstate/), in Bitcoin Core's format: see the top
+// of txdb.cpp for the keys.
+class CCoinsViewDB final : public CCoinsView
+{
+public:
+    CCoinsViewDB(DBParams db_params, CoinsViewOptions options);
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    bool HaveCoin(const COutPoint& outpoint) const override;
+    uint256 GetBestBlock() const override;
+    std::vector<uint256> GetHeadBlocks() const override;
+    // Writes the DIRTY entries in batches of at most about
+    // batch_write_bytes, bracketed by the 'H' marker (see txdb.cpp).
+    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    std::unique_ptr<CCoinsViewCursor> Cursor() const override;
+    size_t EstimateSize() const override;
+
+    // Reopens the database with a different LevelDB cache size.
+    void ResizeCache(size_t new_cache_bytes);
+
+    const CoinsViewOptions& GetOptions() const { return m_options; }
+    CDBWrapper& GetDB() { return *m_db; }
+
+private:
+    DBParams m_db_params;
+    CoinsViewOptions m_options;
+    std::unique_ptr<CDBWrapper> m_db;
+};
+
+#endif // COINSDB_TXDB_H

@@ -1,0 +1,73 @@
+#ifndef COINSDB_UTIL_LOG_H
+#define COINSDB_UTIL_LOG_H
+
+#include <cstdint>
+#include <fmt/format.h>
+#include <string>
+#include <string_view>
+
+// A small process-wide logger: every line gets an ISO-8601 UTC timestamp and
+// goes to the sinks that are open (a debug.log file, the console, or a
+// capture buffer for tests). Categorised lines are written only when their
+// category is enabled, the way -debug=<category> works upstream.
+namespace logging {
+
+enum class Category : uint32_t {
+    NONE = 0,
+    COINDB = 1 << 0,
+    LEVELDB = 1 << 1,
+    RPC = 1 << 2,
+    BENCH = 1 << 3,
+    PRUNE = 1 << 4,
+    ALL = ~uint32_t{0},
+};
+
+// Returns NONE for a name that is not a category.
+Category CategoryFromName(std::string_view name);
+std::string CategoryNames();
+
+void EnableCategory(Category category);
+void DisableCategory(Category category);
+bool WillLog(Category category);
+
+// Sinks. Opening a file that cannot be created returns false.
+bool OpenDebugLog(const std::string& path);
+void CloseDebugLog();
+void SetPrintToConsole(bool enabled);
+// While capturing, lines are also appended to an in-memory buffer that
+// tests read back.
+void StartCapture();
+std::string StopCapture();
+
+void LogLine(std::string_view message);
+void LogCategoryLine(Category category, std::string_view message);
+
+} // namespace logging
+
+template <typename... Args>
+void LogInfo(fmt::format_string<Args...> fmt, Args&&... args)
+{
+    logging::LogLine(fmt::format(fmt, std::forward<Args>(args)...));
+}
+
+template <typename... Args>
+void LogWarning(fmt::format_string<Args...> fmt, Args&&... args)
+{
+    logging::LogLine("[warning] " + fmt::format(fmt, std::forward<Args>(args)...));
+}
+
+template <typename... Args>
+void LogError(fmt::format_string<Args...> fmt, Args&&... args)
+{
+    logging::LogLine("[error] " + fmt::format(fmt, std::forward<Args>(args)...));
+}
+
+// Formats only when the category is on, so hot paths pay one branch.
+#define LogDebug(category, ...)                                                   \
+    do {                                                                          \
+        if (logging::WillLog(category)) {                                         \
+            logging::LogCategoryLine(category, fmt::format(__VA_ARGS__));         \
+        }                                                                         \
+    } while (0)
+
+#endif // COINSDB_UTIL_LOG_H
