@@ -130,7 +130,8 @@ struct CCoinsCacheEntry {
 
 using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;
 
-// Walks coins in key order (txid, then output index).
+// Walks coins in database key order: by txid, then by the VARINT of the
+// output index (numeric for indexes up to 16511, see serialize.h).
 class CCoinsViewCursor
 {
 public:

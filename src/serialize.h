@@ -15,14 +15,17 @@
 //   anything above MAX_SIZE.
 // - VARINT (chainstate values and keys): base-128, most significant group
 //   first, 0x80 set on every byte but the last. Each continuation also means
-//   "+1", which makes every value's encoding unique and keeps numeric order
-//   under byte comparison. 0 -> 00, 127 -> 7f, 128 -> 80 00, 255 -> 80 7f,
-//   16511 -> ff 7f, 16512 -> 80 80 00. A reader rejects values above 2^64-1.
+//   "+1", which makes every value's encoding unique. Byte order follows
+//   numeric order only among encodings of the same length (and one-byte
+//   encodings sort first): 16511 = ff 7f sorts after 16512 = 80 80 00.
+//   0 -> 00, 127 -> 7f, 128 -> 80 00, 255 -> 80 7f, 16511 -> ff 7f,
+//   16512 -> 80 80 00. A reader rejects values above 2^64-1.
 //
 // Streams are any type with write(std::span<const std::byte>) and
 // read(std::span<std::byte>); read throws std::ios_base::failure at the end
 // of the data.
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <concepts>
@@ -166,8 +169,15 @@ void Unserialize(Stream& s, std::vector<T>& items)
     const uint64_t count = ReadCompactSize(s);
     items.clear();
     if constexpr (std::is_same_v<T, unsigned char>) {
-        items.resize(count);
-        s.read(std::as_writable_bytes(std::span{items}));
+        // Read in chunks so that a corrupt count costs at most one chunk of
+        // memory before the stream runs dry.
+        constexpr uint64_t CHUNK = 1 << 20;
+        for (uint64_t done = 0; done < count;) {
+            const uint64_t now = std::min(count - done, CHUNK);
+            items.resize(done + now);
+            s.read(std::as_writable_bytes(std::span{items}.subspan(done)));
+            done += now;
+        }
     } else {
         // Grow as elements arrive instead of trusting the count with memory.
         for (uint64_t i = 0; i < count; ++i) Unserialize(s, items.emplace_back());

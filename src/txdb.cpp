@@ -11,8 +11,9 @@
 //   'H'                                      -> CompactSize(2), new hash, old hash
 // 'H' exists only while a flush spread over several batches has not
 // finished: the coins on disk are then a mix of the states after "old" and
-// after "new", and replaying the blocks between them repairs that. Because
-// VARINT keeps numeric order, the 'C' keys of a txid sort by output index.
+// after "new", and replaying the blocks between them repairs that. The 'C'
+// keys of a txid sort by output index up to 16511; past that VARINT's byte
+// order is not numeric (serialize.h), exactly as in Bitcoin Core.
 namespace {
 
 constexpr uint8_t DB_COIN = 'C';

@@ -3,8 +3,8 @@
 
 // Statistics of a UTXO set, as gettxoutsetinfo reports them.
 //
-// hash_serialized_3 is SHA256d over, for every coin in key order (txid, then
-// output index):
+// hash_serialized_3 is SHA256d over, for every coin in chainstate key order
+// (see CCoinsViewCursor):
 //   txid (32) | LE32 vout | LE32 (height * 2 + coinbase) | LE64 amount |
 //   CompactSize(script length) | script (uncompressed)
 // shown byte-reversed like every hash.
