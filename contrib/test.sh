@@ -20,6 +20,9 @@ if [ "${CI:-}" = "true" ] && [ -z "${COINSDB_VECTORS:-}" ] && [ ! -d ../shared/v
   exit 1
 fi
 
+echo "== layering (doc/design.md)"
+python3 contrib/devtools/check_layers.py src
+
 echo "== unit tests (ctest: one test per Boost suite)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 
