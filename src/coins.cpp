@@ -5,6 +5,11 @@
 
 #include <stdexcept>
 
+// The asserts here stop a flush from corrupting the UTXO set.
+#ifdef NDEBUG
+#error "coinsdb must be built with assertions enabled"
+#endif
+
 namespace {
 const Coin EMPTY_COIN{};
 } // namespace
