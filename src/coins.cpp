@@ -104,7 +104,6 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
     if (coin.out.scriptPubKey.IsUnspendable()) return;
     auto [it, inserted] = m_cache_coins.try_emplace(outpoint);
     bool fresh = false;
-    if (!inserted) m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     if (!possible_overwrite) {
         if (!it->second.coin.IsSpent()) {
             throw std::logic_error("Attempted to overwrite an unspent coin (when possible_overwrite is false)");
@@ -114,6 +113,7 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
         // and that older spend with it, resurrecting the parent's coin.
         fresh = !it->second.IsDirty();
     }
+    m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     it->second.coin = std::move(coin);
     it->second.flags |= CCoinsCacheEntry::DIRTY | (fresh ? CCoinsCacheEntry::FRESH : 0);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
@@ -182,7 +182,15 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
 
 void CCoinsViewCache::Flush()
 {
-    m_base->BatchWrite(m_cache_coins, GetBestBlock());
+    try {
+        m_base->BatchWrite(m_cache_coins, GetBestBlock());
+    } catch (...) {
+        // The write consumed part of the map: recount what is left so the
+        // accounting stays true for whoever handles the error.
+        m_cached_coins_usage = 0;
+        for (const auto& [outpoint, entry] : m_cache_coins) m_cached_coins_usage += entry.coin.DynamicMemoryUsage();
+        throw;
+    }
     // BatchWrite consumed the entries; rebuild the map so the bucket array
     // the flush left behind is freed too.
     CCoinsMap{0, m_cache_coins.hash_function()}.swap(m_cache_coins);

@@ -224,7 +224,8 @@ public:
     void EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin);
 
     // Spends a coin, optionally moving it out first. Returns false when
-    // there is no unspent coin.
+    // neither this cache nor its parents have an entry; an entry that is
+    // already spent here counts as found, as upstream.
     bool SpendCoin(const COutPoint& outpoint, Coin* moveout = nullptr);
 
     // Writes every change to the parent, then empties this cache.

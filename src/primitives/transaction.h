@@ -58,7 +58,9 @@ public:
     void SetNull()
     {
         nValue = -1;
-        scriptPubKey.clear();
+        // Give the heap block back: clear() would keep it, and a spent cache
+        // entry must cost no script memory.
+        CScript{}.swap(scriptPubKey);
     }
     bool IsNull() const { return nValue == -1; }
 
