@@ -1,0 +1,1382 @@
+// Tests of CCoinsViewCache: every state transition of a cache entry
+// (AddCoin, SpendCoin, AccessCoin, BatchWrite) as tables, randomized stacks
+// of caches checked against a std::map after every step, memory accounting
+// and the unspendable-output rule.
+//
+// The cache's map is private, so an entry's (value, flags) is observed by
+// flushing the cache into a test view that copies what BatchWrite receives
+// before consuming it. Values in the tables: V0, V1, V2 are distinct unspent
+// coins; SPENT is a spent (null) coin; NONE means no entry at all.
+
+#include <coins.h>
+#include <memusage.h>
+#include <primitives/transaction.h>
+#include <script/script.h>
+#include <test/util/setup.h>
+#include <txdb.h>
+#include <uint256.h>
+#include <util/strencodings.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int NO_ENTRY = -1;
+constexpr int CLEAN = 0;
+constexpr int DIRTY = CCoinsCacheEntry::DIRTY;
+constexpr int FRESH = CCoinsCacheEntry::FRESH;
+
+const char* const OVERWRITE_ERROR = "Attempted to overwrite an unspent coin (when possible_overwrite is false)";
+const char* const FRESH_ERROR = "FRESH flag misapplied to coin that exists in parent cache";
+
+enum class Val { NONE, SPENT, V0, V1, V2, MARKER, OTHER };
+
+uint256 HashFromByte(unsigned char byte)
+{
+    std::array<unsigned char, uint256::SIZE> bytes;
+    bytes.fill(byte);
+    return uint256{bytes};
+}
+
+const COutPoint OUTPOINT{HashFromByte(0xaa), 7};
+const uint256 BLOCK_A{HashFromByte(0x0a)};
+
+// A coin whose script is `script_size` copies of `tag` (never OP_RETURN).
+Coin MakeCoin(unsigned char tag, size_t script_size, CAmount value, int height, bool coinbase)
+{
+    return Coin{CTxOut{value, CScript(script_size, tag)}, height, coinbase};
+}
+
+// Scripts of different lengths, so that a wrong value also shows up as wrong
+// memory accounting.
+Coin CoinOf(Val val)
+{
+    switch (val) {
+    case Val::V0: return MakeCoin(0x50, 40, 1000, 100, false);
+    case Val::V1: return MakeCoin(0x51, 60, 2000, 200, true);
+    case Val::V2: return MakeCoin(0x52, 80, 3000, 300, false);
+    case Val::MARKER: return MakeCoin(0x5f, 10, 9999, 999, false);
+    case Val::SPENT: return Coin{};
+    case Val::NONE:
+    case Val::OTHER: break;
+    }
+    throw std::logic_error("no coin for this value");
+}
+
+Val ValOf(const Coin& coin)
+{
+    if (coin.IsSpent()) return Val::SPENT;
+    for (Val val : {Val::V0, Val::V1, Val::V2, Val::MARKER}) {
+        if (coin == CoinOf(val)) return val;
+    }
+    return Val::OTHER;
+}
+
+std::string Describe(Val value, int flags)
+{
+    if (flags == NO_ENTRY) return value == Val::NONE ? "no entry" : "bad state: value without entry";
+    static const char* const NAMES[] = {"NONE", "SPENT", "V0", "V1", "V2", "MARKER", "OTHER"};
+    std::string text = NAMES[static_cast<int>(value)];
+    if (flags == CLEAN) return text + " clean";
+    if (flags & DIRTY) text += " DIRTY";
+    if (flags & FRESH) text += " FRESH";
+    return text;
+}
+
+std::string Describe(const std::optional<Coin>& coin)
+{
+    if (!coin) return "(none)";
+    if (coin->IsSpent()) return "(spent)";
+    std::ostringstream out;
+    out << "{height=" << coin->nHeight << " coinbase=" << coin->IsCoinBase() << " value=" << coin->out.nValue
+        << " script=" << coin->out.scriptPubKey.size() << " bytes "
+        << HexStr(std::span{coin->out.scriptPubKey.data(), std::min<size_t>(coin->out.scriptPubKey.size(), 8)}) << "}";
+    return out.str();
+}
+
+// Heap bytes a cache should report for `coins`: the map's nodes and
+// buckets plus every coin's script, the way SanityCheck() recomputes it.
+size_t RecomputedUsage(const CCoinsMap& coins)
+{
+    size_t usage = memusage::DynamicUsage(coins);
+    for (const auto& [outpoint, entry] : coins) usage += entry.coin.DynamicMemoryUsage();
+    return usage;
+}
+
+bool HasMessage(const std::logic_error& e, const char* expected) { return std::string{e.what()} == expected; }
+
+// The bottom of a stack: coins in a std::map, BatchWrite applying DIRTY
+// entries (spent ones as erases). It copies each BatchWrite's entries before
+// consuming them so tests can see the (value, flags) a cache handed over.
+// m_coins may hold a spent coin on purpose: that is a parent "storing spent
+// coins", the only source of a clean spent cache entry.
+class TestBaseView final : public CCoinsView
+{
+public:
+    std::map<COutPoint, Coin> m_coins;
+    uint256 m_best_block;
+    bool m_record{true};
+    std::map<COutPoint, CCoinsCacheEntry> m_last_write;
+    size_t m_write_calls{0};
+    // FRESH entries written over a coin this view holds: a cache lied.
+    size_t m_fresh_over_existing{0};
+    // When set, BatchWrite compares this cache's reported memory usage with
+    // a recomputation from the map it hands over.
+    const CCoinsViewCache* m_writer{nullptr};
+    size_t m_writer_reported_usage{0};
+    size_t m_writer_recomputed_usage{0};
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+    {
+        if (auto it = m_coins.find(outpoint); it != m_coins.end()) return it->second;
+        return std::nullopt;
+    }
+
+    uint256 GetBestBlock() const override { return m_best_block; }
+
+    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override
+    {
+        ++m_write_calls;
+        m_last_write.clear();
+        if (m_writer) {
+            m_writer_reported_usage = m_writer->DynamicMemoryUsage();
+            m_writer_recomputed_usage = RecomputedUsage(coins);
+        }
+        for (auto it = coins.begin(); it != coins.end(); it = coins.erase(it)) {
+            if (m_record) m_last_write.emplace(it->first, it->second);
+            const CCoinsCacheEntry& entry = it->second;
+            if (!entry.IsDirty()) continue;
+            auto ours = m_coins.find(it->first);
+            if (entry.IsFresh() && ours != m_coins.end() && !ours->second.IsSpent()) ++m_fresh_over_existing;
+            if (entry.coin.IsSpent()) {
+                if (ours != m_coins.end()) m_coins.erase(ours);
+            } else {
+                m_coins.insert_or_assign(it->first, entry.coin);
+            }
+        }
+        m_best_block = best_block;
+    }
+};
+
+// Makes `base` hold `base_value` at OUTPOINT (SPENT stores a spent coin),
+// then drives `cache`, whose parent is `base`, into the entry state
+// (value, flags) with the public API only.
+void Prepare(TestBaseView& base, CCoinsViewCache& cache, Val base_value, Val value, int flags)
+{
+    if (base_value != Val::NONE) base.m_coins[OUTPOINT] = CoinOf(base_value);
+    const bool base_unspent = base_value != Val::NONE && base_value != Val::SPENT;
+    if (flags == NO_ENTRY) return;
+    if (flags == CLEAN) {
+        // A miss copies the parent's coin in, unflagged.
+        BOOST_REQUIRE(base_value == value);
+        cache.AccessCoin(OUTPOINT);
+        return;
+    }
+    if (value == Val::SPENT && flags == DIRTY) {
+        BOOST_REQUIRE(base_unspent);
+        BOOST_REQUIRE(cache.SpendCoin(OUTPOINT));
+        return;
+    }
+    if (flags == DIRTY) {
+        cache.AddCoin(OUTPOINT, CoinOf(value), /*possible_overwrite=*/true);
+        return;
+    }
+    if (flags == (DIRTY | FRESH)) {
+        BOOST_REQUIRE(!base_unspent);
+        cache.AddCoin(OUTPOINT, CoinOf(value), /*possible_overwrite=*/false);
+        return;
+    }
+    BOOST_FAIL("no public way to build " << Describe(value, flags));
+}
+
+struct Observed {
+    Val value;
+    int flags;
+};
+
+// The (value, flags) of OUTPOINT in `cache`, found by flushing it into
+// `base`, its parent. Also checks the cache's memory accounting against the
+// map it hands over, unless told not to.
+Observed FlushAndObserve(CCoinsViewCache& cache, TestBaseView& base, bool check_usage = true)
+{
+    const bool cached_unspent = cache.HaveCoinInCache(OUTPOINT);
+    const Coin cached = cached_unspent ? cache.AccessCoin(OUTPOINT) : Coin{};
+    base.m_writer = &cache;
+    const size_t calls_before = base.m_write_calls;
+    cache.Flush();
+    base.m_writer = nullptr;
+    BOOST_CHECK_EQUAL(base.m_write_calls, calls_before + 1);
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 0U);
+    if (check_usage) BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
+    if (auto it = base.m_last_write.find(OUTPOINT); it != base.m_last_write.end()) {
+        return {ValOf(it->second.coin), it->second.flags};
+    }
+    // The baseline hands over every entry; should a later version hand over
+    // only flagged ones, a clean entry is still seen here.
+    if (cached_unspent) return {ValOf(cached), CLEAN};
+    return {Val::NONE, NO_ENTRY};
+}
+
+void CheckObserved(const Observed& got, Val value, int flags)
+{
+    BOOST_CHECK_EQUAL(Describe(got.value, got.flags), Describe(value, flags));
+}
+
+// Random data for the simulations. Modulo instead of std::*_distribution so a
+// seed gives the same run with every standard library.
+class TestRand
+{
+public:
+    explicit TestRand(uint64_t seed) : m_rng{seed} {}
+
+    uint64_t Next() { return m_rng(); }
+    uint64_t Below(uint64_t n) { return m_rng() % n; }
+    bool OneIn(uint64_t n) { return Below(n) == 0; }
+    bool Bool() { return m_rng() & 1; }
+
+    uint256 Hash()
+    {
+        std::array<unsigned char, uint256::SIZE> bytes;
+        for (auto& byte : bytes) byte = static_cast<unsigned char>(m_rng());
+        return uint256{bytes};
+    }
+
+private:
+    std::mt19937_64 m_rng;
+};
+
+// Scripts in the shapes the compressor special-cases, random ones from tiny
+// to MAX_SCRIPT_SIZE, and (when allowed) unspendable ones.
+CScript RandomScript(TestRand& rand, bool allow_unspendable)
+{
+    const auto random_bytes = [&](size_t size) {
+        CScript script(size);
+        for (auto& byte : script) byte = static_cast<unsigned char>(rand.Next());
+        if (!script.empty() && script[0] == OP_RETURN) script[0] = 0x51;
+        return script;
+    };
+    const auto with_template = [&](std::initializer_list<unsigned char> head, size_t middle, std::initializer_list<unsigned char> tail) {
+        CScript script{head};
+        const CScript body = random_bytes(middle);
+        script.insert(script.end(), body.begin(), body.end());
+        script.insert(script.end(), tail);
+        return script;
+    };
+    const uint64_t kind = rand.Below(100);
+    if (allow_unspendable && kind < 5) {
+        CScript script = random_bytes(1 + rand.Below(40));
+        script[0] = OP_RETURN;
+        return script;
+    }
+    if (allow_unspendable && kind < 7) return random_bytes(MAX_SCRIPT_SIZE + 1 + rand.Below(100));
+    if (kind < 15) return CScript{};
+    if (kind < 40) return with_template({0x76, 0xa9, 0x14}, 20, {0x88, 0xac});
+    if (kind < 50) return with_template({0xa9, 0x14}, 20, {0x87});
+    if (kind < 55) return with_template({0x21, static_cast<unsigned char>(0x02 | rand.Bool())}, 32, {0xac});
+    if (kind < 90) return random_bytes(1 + rand.Below(120));
+    if (kind < 98) return random_bytes(500 + rand.Below(3500));
+    return random_bytes(MAX_SCRIPT_SIZE);
+}
+
+Coin RandomCoin(TestRand& rand, bool allow_unspendable)
+{
+    const CAmount value = static_cast<CAmount>(rand.Below(2'100'000'000'000'001ULL));
+    const int height = static_cast<int>(rand.Below(uint64_t{1} << 31));
+    return Coin{CTxOut{value, RandomScript(rand, allow_unspendable)}, height, rand.Bool()};
+}
+
+std::string FirstDifference(const std::map<COutPoint, Coin>& a, const std::map<COutPoint, Coin>& b)
+{
+    for (const auto& [outpoint, coin] : a) {
+        auto it = b.find(outpoint);
+        if (it == b.end() || !(it->second == coin)) {
+            return outpoint.ToString() + ": " + Describe(coin) + " vs " + Describe(it == b.end() ? std::nullopt : std::optional{it->second});
+        }
+    }
+    for (const auto& [outpoint, coin] : b) {
+        if (!a.contains(outpoint)) return outpoint.ToString() + ": (none) vs " + Describe(coin);
+    }
+    return "equal";
+}
+
+// Sits between a cache and its parent and inspects every BatchWrite before
+// passing it on: the map it sees is the flushing cache's own.
+class FlushSpy final : public CCoinsViewBacked
+{
+public:
+    using Callback = std::function<void(const CCoinsMap&)>;
+    FlushSpy(CCoinsView* parent, Callback on_write) : CCoinsViewBacked{parent}, m_on_write{std::move(on_write)} {}
+
+    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override
+    {
+        m_on_write(coins);
+        CCoinsViewBacked::BatchWrite(coins, best_block);
+    }
+
+private:
+    Callback m_on_write;
+};
+
+struct SimStats {
+    size_t adds_fresh{0};
+    size_t adds_overwrite{0};
+    size_t adds_unspendable{0};
+    size_t spends_hit{0};
+    size_t spends_miss{0};
+    size_t reads{0};
+    size_t emplaces_inserted{0};
+    size_t emplaces_ignored{0};
+    size_t uncaches{0};
+    size_t flushes_to_base{0};
+    size_t flushes_below_top{0};
+    size_t flushed_entries{0};
+    size_t pushes{0};
+    size_t pops_flushed{0};
+    size_t pops_discarded{0};
+    size_t reopens{0};
+    size_t partial_batches{0};
+    size_t max_depth{0};
+};
+
+#define SIM_EXPECT(cond, what)   \
+    do {                         \
+        if (!(cond)) Fail(what); \
+    } while (0)
+
+// A stack of 1 to MAX_LAYERS caches over an in-memory base or a real
+// database, driven by random operations on the top cache and compared after
+// every step with m_models: m_models[0] is what the base holds, m_models[i+1]
+// what layer i shows. Between every two layers a FlushSpy checks what a
+// flush hands over: the flag invariants, clean entries equal to the parent's
+// view, FRESH entries absent from it, and the cache's memory accounting.
+class CoinsStackSim
+{
+public:
+    static constexpr size_t MAX_LAYERS = 4;
+
+    CoinsStackSim(uint64_t seed, std::optional<std::filesystem::path> db_dir)
+        : m_seed{seed}, m_rand{seed}, m_db_dir{std::move(db_dir)}
+    {
+        m_mem_base.m_record = false;
+        if (m_db_dir) m_db = MakeDB(/*wipe=*/true);
+        std::set<COutPoint> universe;
+        for (int tx = 0; tx < 24; ++tx) {
+            const uint256 txid = m_rand.Hash();
+            const uint64_t outputs = 1 + m_rand.Below(6);
+            for (uint32_t n = 0; n < outputs; ++n) {
+                // Large indexes take multi-byte VARINTs in database keys.
+                universe.emplace(txid, m_rand.OneIn(6) ? static_cast<uint32_t>(m_rand.Next()) : n);
+            }
+        }
+        m_universe.assign(universe.begin(), universe.end());
+        m_models.emplace_back();
+        m_empty_cache_usage = CCoinsViewCache{&m_mem_base, /*deterministic=*/true}.DynamicMemoryUsage();
+        AddLayer();
+    }
+
+    void Run(int steps)
+    {
+        for (m_step = 0; m_step < steps && !m_failed; ++m_step) {
+            try {
+                Step();
+                CheckAfterStep();
+            } catch (const std::exception& e) {
+                Fail(std::string{"unexpected exception: "} + e.what());
+            }
+        }
+        if (m_failed) return;
+        m_op = "final flush";
+        const auto top_view = m_models.back();
+        for (size_t level = m_layers.size(); level-- > 0;) Flush(level);
+        SIM_EXPECT(m_models[0] == top_view, "after flushing every layer: " + FirstDifference(m_models[0], top_view));
+        if (m_db) Reopen(/*resize=*/false);
+    }
+
+    bool Failed() const { return m_failed; }
+    const SimStats& Stats() const { return m_stats; }
+    size_t UniverseSize() const { return m_universe.size(); }
+
+private:
+    struct Layer {
+        std::unique_ptr<FlushSpy> spy;
+        std::unique_ptr<CCoinsViewCache> cache;
+        // Outpoints this layer may hold an entry for (a superset).
+        std::set<COutPoint> maybe_cached;
+    };
+
+    void Fail(const std::string& what)
+    {
+        if (!m_failed) BOOST_ERROR("seed " << m_seed << ", step " << m_step << " (" << m_op << ", " << m_layers.size() << " layers): " << what);
+        m_failed = true;
+    }
+
+    std::unique_ptr<CCoinsViewDB> MakeDB(bool wipe)
+    {
+        CoinsViewOptions options;
+        // Tiny batches: nearly every flush is split, bracketed by 'H'.
+        options.batch_write_bytes = 128;
+        // A 1-in-1 "crash" after each partial batch only counts it.
+        options.simulate_crash_ratio = 1;
+        options.on_simulated_crash = [this] { ++m_stats.partial_batches; };
+        return std::make_unique<CCoinsViewDB>(DBParams{.path = *m_db_dir, .cache_bytes = 1 << 20, .wipe_data = wipe}, options);
+    }
+
+    CCoinsView& Base() { return m_db ? static_cast<CCoinsView&>(*m_db) : m_mem_base; }
+    CCoinsViewCache& Top() { return *m_layers.back().cache; }
+    std::map<COutPoint, Coin>& TopModel() { return m_models.back(); }
+
+    void MarkTouched(const COutPoint& outpoint)
+    {
+        // Reads through the top pull entries into every layer below it.
+        for (auto& layer : m_layers) layer.maybe_cached.insert(outpoint);
+    }
+
+    COutPoint PickOutpoint() { return m_universe[m_rand.Below(m_universe.size())]; }
+
+    // Mostly an outpoint the top view has a coin for.
+    COutPoint PickLikelyUnspent()
+    {
+        const auto& model = TopModel();
+        if (model.empty() || m_rand.OneIn(3)) return PickOutpoint();
+        auto it = model.begin();
+        std::advance(it, m_rand.Below(model.size()));
+        return it->first;
+    }
+
+    void AddLayer()
+    {
+        const size_t level = m_layers.size();
+        CCoinsView* parent = level == 0 ? &Base() : m_layers.back().cache.get();
+        Layer layer;
+        layer.spy = std::make_unique<FlushSpy>(parent, [this, level](const CCoinsMap& coins) { CheckFlush(level, coins); });
+        layer.cache = std::make_unique<CCoinsViewCache>(layer.spy.get(), /*deterministic=*/true);
+        m_layers.push_back(std::move(layer));
+        m_models.push_back(m_models.back());
+        m_stats.max_depth = std::max(m_stats.max_depth, m_layers.size());
+    }
+
+    void Step()
+    {
+        const uint64_t roll = m_rand.Below(m_db ? 100 : 97);
+        if (roll < 26) return AddCoin();
+        if (roll < 46) return SpendCoin();
+        if (roll < 60) return Read();
+        if (roll < 65) return Emplace();
+        if (roll < 75) return Uncache();
+        if (roll < 85) {
+            m_op = "flush";
+            return Flush(m_rand.Below(m_layers.size()));
+        }
+        if (roll < 91) return Push();
+        if (roll < 97) return Pop();
+        return Reopen(/*resize=*/m_rand.Bool());
+    }
+
+    void AddCoin()
+    {
+        m_op = "AddCoin";
+        const COutPoint outpoint = PickOutpoint();
+        const Coin coin = RandomCoin(m_rand, /*allow_unspendable=*/true);
+        // Without possible_overwrite only where there is no coin: a legal call.
+        const bool possible_overwrite = TopModel().contains(outpoint) || m_rand.Bool();
+        Top().AddCoin(outpoint, Coin{coin}, possible_overwrite);
+        MarkTouched(outpoint);
+        if (coin.out.scriptPubKey.IsUnspendable()) {
+            ++m_stats.adds_unspendable;
+            return;
+        }
+        TopModel().insert_or_assign(outpoint, coin);
+        ++(possible_overwrite ? m_stats.adds_overwrite : m_stats.adds_fresh);
+    }
+
+    void SpendCoin()
+    {
+        m_op = "SpendCoin";
+        const COutPoint outpoint = PickLikelyUnspent();
+        auto& model = TopModel();
+        auto it = model.find(outpoint);
+        // Half the spends move the coin out, half let the cache drop it.
+        Coin moved;
+        const bool with_moveout = m_rand.Below(2) == 0;
+        const bool spent = Top().SpendCoin(outpoint, with_moveout ? &moved : nullptr);
+        MarkTouched(outpoint);
+        if (it != model.end()) {
+            SIM_EXPECT(spent && (!with_moveout || moved == it->second), "SpendCoin(" + outpoint.ToString() + ") gave " + Describe(moved) + ", expected " + Describe(it->second));
+            model.erase(it);
+            ++m_stats.spends_hit;
+        } else {
+            // A cached spent entry also counts as found (see
+            // spendcoin_state_table), but no coin comes out.
+            SIM_EXPECT(moved.IsSpent(), "SpendCoin(" + outpoint.ToString() + ") of no coin gave " + Describe(moved));
+            ++m_stats.spends_miss;
+        }
+    }
+
+    void Read()
+    {
+        m_op = "read";
+        const COutPoint outpoint = PickOutpoint();
+        const auto it = TopModel().find(outpoint);
+        const std::optional<Coin> expected = it == TopModel().end() ? std::nullopt : std::optional{it->second};
+        MarkTouched(outpoint);
+        ++m_stats.reads;
+        switch (m_rand.Below(4)) {
+        case 0: SIM_EXPECT(Top().GetCoin(outpoint) == expected, "GetCoin(" + outpoint.ToString() + ") != " + Describe(expected)); break;
+        case 1: SIM_EXPECT(Top().HaveCoin(outpoint) == expected.has_value(), "HaveCoin(" + outpoint.ToString() + ")"); break;
+        case 2: {
+            const Coin& coin = Top().AccessCoin(outpoint);
+            SIM_EXPECT(expected ? coin == *expected : coin.IsSpent(), "AccessCoin(" + outpoint.ToString() + ") gave " + Describe(coin));
+            break;
+        }
+        default: SIM_EXPECT(!Top().HaveCoinInCache(outpoint) || expected, "HaveCoinInCache(" + outpoint.ToString() + ") without a coin"); break;
+        }
+    }
+
+    void Emplace()
+    {
+        m_op = "EmplaceCoinInternalDANGER";
+        const COutPoint outpoint = PickOutpoint();
+        Coin coin = RandomCoin(m_rand, /*allow_unspendable=*/false);
+        CCoinsViewCache& top = Top();
+        if (top.HaveCoinInCache(outpoint)) {
+            const Coin before = top.AccessCoin(outpoint);
+            const size_t usage = top.DynamicMemoryUsage();
+            const size_t dirty = top.GetDirtyCount();
+            top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
+            SIM_EXPECT(top.AccessCoin(outpoint) == before && top.DynamicMemoryUsage() == usage && top.GetDirtyCount() == dirty,
+                       "a duplicate emplace changed " + outpoint.ToString());
+            ++m_stats.emplaces_ignored;
+        } else if (!m_layers.back().maybe_cached.contains(outpoint) && !TopModel().contains(outpoint)) {
+            // The one safe use: nothing here, nothing below.
+            TopModel().emplace(outpoint, coin);
+            top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
+            MarkTouched(outpoint);
+            ++m_stats.emplaces_inserted;
+        }
+    }
+
+    void Uncache()
+    {
+        m_op = "Uncache";
+        m_layers[m_rand.Below(m_layers.size())].cache->Uncache(PickOutpoint());
+        ++m_stats.uncaches;
+    }
+
+    void Flush(size_t level)
+    {
+        Layer& layer = m_layers[level];
+        const uint256 block = m_rand.Hash();
+        layer.cache->SetBestBlock(block);
+        layer.cache->Flush();
+        SIM_EXPECT(layer.cache->GetCacheSize() == 0 && layer.cache->DynamicMemoryUsage() == m_empty_cache_usage,
+                   "layer " + std::to_string(level) + " not empty after Flush");
+        layer.maybe_cached.clear();
+        m_models[level] = m_models[level + 1];
+        const CCoinsView& parent = level == 0 ? Base() : *m_layers[level - 1].cache;
+        SIM_EXPECT(parent.GetBestBlock() == block, "best block not passed down by a flush of layer " + std::to_string(level));
+        if (level + 1 < m_layers.size()) ++m_stats.flushes_below_top;
+        if (level > 0) return;
+        ++m_stats.flushes_to_base;
+        m_base_best_block = block;
+        if (m_db) SIM_EXPECT(m_db->GetHeadBlocks().empty(), "'H' left after a completed flush");
+        CheckBaseContents();
+    }
+
+    void Push()
+    {
+        m_op = "push layer";
+        if (m_layers.size() >= MAX_LAYERS) return;
+        AddLayer();
+        ++m_stats.pushes;
+    }
+
+    void Pop()
+    {
+        m_op = "pop layer";
+        if (m_layers.size() <= 1) return;
+        if (m_rand.Bool()) {
+            Flush(m_layers.size() - 1);
+            ++m_stats.pops_flushed;
+        } else {
+            ++m_stats.pops_discarded;
+        }
+        m_layers.pop_back();
+        m_models.pop_back();
+    }
+
+    // Closes and reopens the database (or resizes its cache, which does the
+    // same) under the caches, which keep their unflushed changes.
+    void Reopen(bool resize)
+    {
+        m_op = resize ? "ResizeCache" : "reopen database";
+        if (resize) {
+            m_db->ResizeCache((1 + m_rand.Below(4)) << 20);
+        } else {
+            m_db.reset();
+            m_db = MakeDB(/*wipe=*/false);
+            m_layers[0].spy->SetBackend(*m_db);
+        }
+        ++m_stats.reopens;
+        SIM_EXPECT(m_db->GetBestBlock() == m_base_best_block, "best block changed across a reopen");
+        CheckBaseContents();
+    }
+
+    void CheckBaseContents()
+    {
+        std::map<COutPoint, Coin> stored;
+        if (m_db) {
+            for (auto cursor = m_db->Cursor(); cursor->Valid(); cursor->Next()) {
+                COutPoint outpoint;
+                Coin coin;
+                SIM_EXPECT(cursor->GetKey(outpoint) && cursor->GetValue(coin), "unreadable database entry");
+                stored.emplace(outpoint, coin);
+            }
+        } else {
+            stored = m_mem_base.m_coins;
+            SIM_EXPECT(m_mem_base.m_fresh_over_existing == 0, "a FRESH entry reached the base over an existing coin");
+        }
+        SIM_EXPECT(stored == m_models[0], "base contents differ from the model: " + FirstDifference(stored, m_models[0]));
+    }
+
+    // Runs inside the flush of layer `level`, before the parent applies it.
+    void CheckFlush(size_t level, const CCoinsMap& coins)
+    {
+        const CCoinsViewCache& cache = *m_layers[level].cache;
+        const auto& parent_view = m_models[level];
+        const auto& view = m_models[level + 1];
+        const std::string where = "flush of layer " + std::to_string(level) + ": ";
+        size_t dirty = 0;
+        for (const auto& [outpoint, entry] : coins) {
+            dirty += entry.IsDirty();
+            const std::string entry_text = where + outpoint.ToString() + " " + Describe(entry.coin) + " flags " + std::to_string(entry.flags);
+            SIM_EXPECT(!entry.IsFresh() || entry.IsDirty(), "FRESH without DIRTY at " + entry_text);
+            SIM_EXPECT(!entry.IsFresh() || !entry.coin.IsSpent(), "spent FRESH entry at " + entry_text);
+            const auto below = parent_view.find(outpoint);
+            SIM_EXPECT(!entry.IsFresh() || below == parent_view.end(), "FRESH but the parent has a coin at " + entry_text);
+            if (!entry.IsDirty()) {
+                SIM_EXPECT(below != parent_view.end() && below->second == entry.coin, "clean entry unlike the parent's at " + entry_text);
+            }
+            const auto shown = view.find(outpoint);
+            SIM_EXPECT(entry.coin.IsSpent() ? shown == view.end() : (shown != view.end() && shown->second == entry.coin),
+                       "entry unlike the layer's view at " + entry_text);
+        }
+        SIM_EXPECT(coins.size() == cache.GetCacheSize(), where + "map size " + std::to_string(coins.size()));
+        SIM_EXPECT(dirty == cache.GetDirtyCount(), where + "GetDirtyCount() " + std::to_string(cache.GetDirtyCount()) + ", counted " + std::to_string(dirty));
+        SIM_EXPECT(RecomputedUsage(coins) == cache.DynamicMemoryUsage(),
+                   where + "DynamicMemoryUsage() " + std::to_string(cache.DynamicMemoryUsage()) + ", recomputed " + std::to_string(RecomputedUsage(coins)));
+        m_stats.flushed_entries += coins.size();
+    }
+
+    // Reads every outpoint of layer `level`'s view (one of GetCoin, HaveCoin,
+    // AccessCoin) and compares with its model. The reads pull clean copies
+    // into this layer and those below; they are uncached again afterwards
+    // so that checking does not change the state under test.
+    void CheckView(size_t level)
+    {
+        const size_t count = m_universe.size();
+        std::vector<std::vector<bool>> cached(level + 1, std::vector<bool>(count));
+        for (size_t j = 0; j <= level; ++j) {
+            for (size_t u = 0; u < count; ++u) cached[j][u] = m_layers[j].cache->HaveCoinInCache(m_universe[u]);
+        }
+        CCoinsViewCache& view = *m_layers[level].cache;
+        const auto& model = m_models[level + 1];
+        const uint64_t method = (m_step + level) % 3;
+        for (size_t u = 0; u < count && !m_failed; ++u) {
+            const COutPoint& outpoint = m_universe[u];
+            const auto it = model.find(outpoint);
+            const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
+            bool ok = !cached[level][u] || expected;
+            if (method == 0) ok = ok && view.GetCoin(outpoint) == expected;
+            if (method == 1) ok = ok && view.HaveCoin(outpoint) == expected.has_value();
+            if (method == 2) ok = ok && (expected ? view.AccessCoin(outpoint) == *expected : view.AccessCoin(outpoint).IsSpent());
+            SIM_EXPECT(ok, "layer " + std::to_string(level) + " shows " + Describe(view.GetCoin(outpoint)) + " at " + outpoint.ToString() + ", model " + Describe(expected));
+        }
+        for (size_t j = 0; j <= level; ++j) {
+            for (size_t u = 0; u < count; ++u) {
+                if (!cached[j][u]) m_layers[j].cache->Uncache(m_universe[u]);
+            }
+        }
+        for (size_t j = 0; j <= level; ++j) {
+            for (size_t u = 0; u < count; ++u) {
+                SIM_EXPECT(m_layers[j].cache->HaveCoinInCache(m_universe[u]) == cached[j][u], "Uncache did not drop a clean entry");
+            }
+        }
+    }
+
+    void CheckAfterStep()
+    {
+        for (const auto& layer : m_layers) layer.cache->SanityCheck();
+        CheckView(m_layers.size() - 1);
+        if (m_step % 16 == 0) {
+            for (size_t level = 0; level + 1 < m_layers.size(); ++level) CheckView(level);
+        }
+    }
+
+    const uint64_t m_seed;
+    TestRand m_rand;
+    std::optional<std::filesystem::path> m_db_dir;
+    TestBaseView m_mem_base;
+    std::unique_ptr<CCoinsViewDB> m_db;
+    uint256 m_base_best_block;
+    std::vector<COutPoint> m_universe;
+    std::vector<Layer> m_layers;
+    std::vector<std::map<COutPoint, Coin>> m_models;
+    size_t m_empty_cache_usage{0};
+    SimStats m_stats;
+    int m_step{0};
+    const char* m_op{"setup"};
+    bool m_failed{false};
+};
+
+void CheckSimCoverage(const CoinsStackSim& sim, bool with_db)
+{
+    const SimStats& s = sim.Stats();
+    BOOST_TEST_MESSAGE("universe " << sim.UniverseSize() << ": adds " << s.adds_fresh << "/" << s.adds_overwrite << "/" << s.adds_unspendable
+                                   << ", spends " << s.spends_hit << "/" << s.spends_miss << ", reads " << s.reads << ", emplaces "
+                                   << s.emplaces_inserted << "/" << s.emplaces_ignored << ", flushes " << s.flushes_to_base << "/"
+                                   << s.flushes_below_top << " (" << s.flushed_entries << " entries), pops " << s.pops_flushed << "/"
+                                   << s.pops_discarded << ", reopens " << s.reopens << ", partial batches " << s.partial_batches);
+    BOOST_CHECK_GT(s.adds_fresh, 0U);
+    BOOST_CHECK_GT(s.adds_overwrite, 0U);
+    BOOST_CHECK_GT(s.adds_unspendable, 0U);
+    BOOST_CHECK_GT(s.spends_hit, 0U);
+    BOOST_CHECK_GT(s.spends_miss, 0U);
+    BOOST_CHECK_GT(s.reads, 0U);
+    BOOST_CHECK_GT(s.emplaces_inserted, 0U);
+    BOOST_CHECK_GT(s.emplaces_ignored, 0U);
+    BOOST_CHECK_GT(s.uncaches, 0U);
+    BOOST_CHECK_GT(s.flushes_to_base, 0U);
+    BOOST_CHECK_GT(s.flushes_below_top, 0U);
+    BOOST_CHECK_GT(s.pops_flushed, 0U);
+    BOOST_CHECK_GT(s.pops_discarded, 0U);
+    BOOST_CHECK_EQUAL(s.max_depth, CoinsStackSim::MAX_LAYERS);
+    if (with_db) {
+        BOOST_CHECK_GT(s.reopens, 0U);
+        BOOST_CHECK_GT(s.partial_batches, s.flushes_to_base);
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(coins_tests)
+
+// Every state the tables start from, built through the public API, reads
+// back as intended. The other tables rely on these builders.
+BOOST_AUTO_TEST_CASE(state_builders_reach_every_valid_state)
+{
+    struct Case {
+        Val base;
+        Val value;
+        int flags;
+    };
+    // clang-format off
+    const Case cases[] = {
+        // base        value        flags
+        {Val::NONE,    Val::NONE,   NO_ENTRY     },
+        {Val::V1,      Val::NONE,   NO_ENTRY     },
+        {Val::SPENT,   Val::SPENT,  CLEAN        },
+        {Val::V1,      Val::SPENT,  DIRTY        },
+        {Val::V1,      Val::V1,     CLEAN        },
+        {Val::V0,      Val::V1,     DIRTY        },
+        {Val::NONE,    Val::V1,     DIRTY        },
+        {Val::NONE,    Val::V1,     DIRTY | FRESH},
+        {Val::SPENT,   Val::V1,     DIRTY | FRESH},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT("base " << Describe(c.base, CLEAN) << ", state " << Describe(c.value, c.flags))
+        {
+            TestBaseView base;
+            CCoinsViewCache cache{&base, /*deterministic=*/true};
+            Prepare(base, cache, c.base, c.value, c.flags);
+            CheckObserved(FlushAndObserve(cache, base), c.value, c.flags);
+        }
+    }
+}
+
+// AddCoin never reads the parent: only the cache's own entry decides.
+BOOST_AUTO_TEST_CASE(addcoin_state_table)
+{
+    struct Case {
+        Val base;
+        Val value;
+        int flags;
+        bool possible_overwrite;
+        Val result_value;
+        int result_flags;
+        bool throws;
+    };
+    // clang-format off
+    const Case cases[] = {
+        // base        cache before                possible   cache after                 throws
+        //             value        flags          overwrite  value        flags
+        {Val::NONE,    Val::NONE,   NO_ENTRY,      false,     Val::V2,     DIRTY | FRESH, false},
+        {Val::NONE,    Val::NONE,   NO_ENTRY,      true,      Val::V2,     DIRTY,         false},
+        // The caller vouched there is no coin, so even with one below the
+        // entry is FRESH: a misuse BatchWrite or the database may catch.
+        {Val::V1,      Val::NONE,   NO_ENTRY,      false,     Val::V2,     DIRTY | FRESH, false},
+        {Val::V1,      Val::NONE,   NO_ENTRY,      true,      Val::V2,     DIRTY,         false},
+        {Val::SPENT,   Val::SPENT,  CLEAN,         false,     Val::V2,     DIRTY | FRESH, false},
+        {Val::SPENT,   Val::SPENT,  CLEAN,         true,      Val::V2,     DIRTY,         false},
+        {Val::V1,      Val::V1,     CLEAN,         false,     Val::V1,     CLEAN,         true },
+        {Val::V1,      Val::V1,     CLEAN,         true,      Val::V2,     DIRTY,         false},
+        {Val::V0,      Val::V1,     DIRTY,         false,     Val::V1,     DIRTY,         true },
+        {Val::V0,      Val::V1,     DIRTY,         true,      Val::V2,     DIRTY,         false},
+        {Val::NONE,    Val::V1,     DIRTY | FRESH, false,     Val::V1,     DIRTY | FRESH, true },
+        {Val::NONE,    Val::V1,     DIRTY | FRESH, true,      Val::V2,     DIRTY | FRESH, false},
+        // A spend the parent has not seen yet must survive: never FRESH.
+        {Val::V1,      Val::SPENT,  DIRTY,         false,     Val::V2,     DIRTY,         false},
+        {Val::V1,      Val::SPENT,  DIRTY,         true,      Val::V2,     DIRTY,         false},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT("base " << Describe(c.base, CLEAN) << ", cache " << Describe(c.value, c.flags)
+                                   << ", possible_overwrite " << c.possible_overwrite)
+        {
+            TestBaseView base;
+            CCoinsViewCache cache{&base, /*deterministic=*/true};
+            Prepare(base, cache, c.base, c.value, c.flags);
+            bool threw = false;
+            try {
+                cache.AddCoin(OUTPOINT, CoinOf(Val::V2), c.possible_overwrite);
+            } catch (const std::logic_error& e) {
+                threw = true;
+                BOOST_CHECK_EQUAL(e.what(), OVERWRITE_ERROR);
+            }
+            BOOST_CHECK_EQUAL(threw, c.throws);
+            // After a throw the usage counter is known to be off: see
+            // addcoin_throw_keeps_memory_accounting.
+            CheckObserved(FlushAndObserve(cache, base, /*check_usage=*/!c.throws), c.result_value, c.result_flags);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(spendcoin_state_table)
+{
+    struct Case {
+        Val base;
+        Val value;
+        int flags;
+        bool result;
+        Val moved_out;
+        Val result_value;
+        int result_flags;
+    };
+    // clang-format off
+    const Case cases[] = {
+        // base        cache before                returns  moved out     cache after
+        //             value        flags                                 value        flags
+        {Val::NONE,    Val::NONE,   NO_ENTRY,      false,   Val::MARKER,  Val::NONE,   NO_ENTRY},
+        // A miss reads the parent's coin first; the spend must reach it.
+        {Val::V1,      Val::NONE,   NO_ENTRY,      true,    Val::V1,      Val::SPENT,  DIRTY   },
+        {Val::V1,      Val::V1,     CLEAN,         true,    Val::V1,      Val::SPENT,  DIRTY   },
+        {Val::V0,      Val::V1,     DIRTY,         true,    Val::V1,      Val::SPENT,  DIRTY   },
+        // The parent never saw a FRESH coin: forgetting it is the spend.
+        {Val::NONE,    Val::V1,     DIRTY | FRESH, true,    Val::V1,      Val::NONE,   NO_ENTRY},
+        // A cached spent entry counts as found, as in Bitcoin Core, although
+        // coins.h says SpendCoin "returns false when there is no unspent
+        // coin". Re-spending changes nothing below.
+        {Val::SPENT,   Val::SPENT,  CLEAN,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
+        {Val::V1,      Val::SPENT,  DIRTY,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        for (const bool with_moveout : {true, false}) {
+            BOOST_TEST_CONTEXT("base " << Describe(c.base, CLEAN) << ", cache " << Describe(c.value, c.flags)
+                                       << ", moveout " << with_moveout)
+            {
+                TestBaseView base;
+                CCoinsViewCache cache{&base, /*deterministic=*/true};
+                Prepare(base, cache, c.base, c.value, c.flags);
+                Coin moved = CoinOf(Val::MARKER);
+                BOOST_CHECK_EQUAL(cache.SpendCoin(OUTPOINT, with_moveout ? &moved : nullptr), c.result);
+                BOOST_CHECK_EQUAL(cache.HaveCoin(OUTPOINT), false);
+                if (with_moveout) BOOST_CHECK(ValOf(moved) == c.moved_out);
+                CheckObserved(FlushAndObserve(cache, base, /*check_usage=*/true), c.result_value, c.result_flags);
+            }
+        }
+    }
+}
+
+// A miss copies the parent's coin in as a clean entry; a hit neither reads
+// the parent nor touches the flags.
+BOOST_AUTO_TEST_CASE(accesscoin_state_table)
+{
+    struct Case {
+        Val base;
+        Val value;
+        int flags;
+        Val returned;
+        Val result_value;
+        int result_flags;
+    };
+    // clang-format off
+    const Case cases[] = {
+        // base        cache before                returns      cache after
+        //             value        flags                       value        flags
+        {Val::NONE,    Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::NONE,   NO_ENTRY     },
+        {Val::V1,      Val::NONE,   NO_ENTRY,      Val::V1,     Val::V1,     CLEAN        },
+        // A parent storing spent coins hands one over; it is cached as is.
+        {Val::SPENT,   Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::SPENT,  CLEAN        },
+        {Val::SPENT,   Val::SPENT,  CLEAN,         Val::SPENT,  Val::SPENT,  CLEAN        },
+        {Val::V1,      Val::V1,     CLEAN,         Val::V1,     Val::V1,     CLEAN        },
+        {Val::V0,      Val::V1,     DIRTY,         Val::V1,     Val::V1,     DIRTY        },
+        {Val::NONE,    Val::V1,     DIRTY | FRESH, Val::V1,     Val::V1,     DIRTY | FRESH},
+        {Val::V1,      Val::SPENT,  DIRTY,         Val::SPENT,  Val::SPENT,  DIRTY        },
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT("base " << Describe(c.base, CLEAN) << ", cache " << Describe(c.value, c.flags))
+        {
+            TestBaseView base;
+            CCoinsViewCache cache{&base, /*deterministic=*/true};
+            Prepare(base, cache, c.base, c.value, c.flags);
+            // The base changing afterwards shows whether a hit reads it.
+            if (c.flags != NO_ENTRY) base.m_coins[OUTPOINT] = CoinOf(Val::V2);
+            BOOST_CHECK(ValOf(cache.AccessCoin(OUTPOINT)) == c.returned);
+            const bool unspent = c.returned != Val::SPENT;
+            BOOST_CHECK_EQUAL(cache.HaveCoin(OUTPOINT), unspent);
+            BOOST_CHECK_EQUAL(cache.HaveCoinInCache(OUTPOINT), unspent);
+            BOOST_CHECK_EQUAL(cache.GetCoin(OUTPOINT).has_value(), unspent);
+            BOOST_CHECK_EQUAL(cache.GetDirtyCount(), size_t{c.result_flags != NO_ENTRY && (c.result_flags & DIRTY) != 0});
+            CheckObserved(FlushAndObserve(cache, base), c.result_value, c.result_flags);
+        }
+    }
+}
+
+// parent.BatchWrite(child) for every parent entry state (as a cache reaches
+// it through the public API) and every (spent?, DIRTY, FRESH) combination of
+// the child's entry, including the ones a cache never produces. Children
+// without DIRTY are ignored. A throw leaves the parent's entry unchanged.
+BOOST_AUTO_TEST_CASE(batchwrite_state_table)
+{
+    struct Case {
+        Val parent_value;
+        int parent_flags;
+        Val child_value;
+        int child_flags;
+        Val result_value;
+        int result_flags;
+        bool throws;
+    };
+    // clang-format off
+    const Case cases[] = {
+        // parent before                child entry                  parent after                throws
+        // value        flags           value        flags           value        flags
+        {Val::NONE,     NO_ENTRY,       Val::NONE,   NO_ENTRY,       Val::NONE,   NO_ENTRY,      false},
+        {Val::NONE,     NO_ENTRY,       Val::V2,     CLEAN,          Val::NONE,   NO_ENTRY,      false},
+        {Val::NONE,     NO_ENTRY,       Val::V2,     FRESH,          Val::NONE,   NO_ENTRY,      false},
+        {Val::NONE,     NO_ENTRY,       Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
+        {Val::NONE,     NO_ENTRY,       Val::V2,     DIRTY | FRESH,  Val::V2,     DIRTY | FRESH, false},
+        {Val::NONE,     NO_ENTRY,       Val::SPENT,  CLEAN,          Val::NONE,   NO_ENTRY,      false},
+        {Val::NONE,     NO_ENTRY,       Val::SPENT,  FRESH,          Val::NONE,   NO_ENTRY,      false},
+        {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
+        {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY | FRESH,  Val::NONE,   NO_ENTRY,      false},
+
+        {Val::SPENT,    CLEAN,          Val::NONE,   NO_ENTRY,       Val::SPENT,  CLEAN,         false},
+        {Val::SPENT,    CLEAN,          Val::V2,     CLEAN,          Val::SPENT,  CLEAN,         false},
+        {Val::SPENT,    CLEAN,          Val::V2,     FRESH,          Val::SPENT,  CLEAN,         false},
+        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
+        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY | FRESH,  Val::V2,     DIRTY,         false},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  CLEAN,          Val::SPENT,  CLEAN,         false},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  FRESH,          Val::SPENT,  CLEAN,         false},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY | FRESH,  Val::SPENT,  DIRTY,         false},
+
+        {Val::SPENT,    DIRTY,          Val::NONE,   NO_ENTRY,       Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::V2,     CLEAN,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::V2,     FRESH,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
+        // Our spend is still unwritten, so the re-added coin is not FRESH.
+        {Val::SPENT,    DIRTY,          Val::V2,     DIRTY | FRESH,  Val::V2,     DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::SPENT,  CLEAN,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::SPENT,  FRESH,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
+        {Val::SPENT,    DIRTY,          Val::SPENT,  DIRTY | FRESH,  Val::SPENT,  DIRTY,         false},
+
+        {Val::V1,       CLEAN,          Val::NONE,   NO_ENTRY,       Val::V1,     CLEAN,         false},
+        {Val::V1,       CLEAN,          Val::V2,     CLEAN,          Val::V1,     CLEAN,         false},
+        {Val::V1,       CLEAN,          Val::V2,     FRESH,          Val::V1,     CLEAN,         false},
+        {Val::V1,       CLEAN,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
+        {Val::V1,       CLEAN,          Val::V2,     DIRTY | FRESH,  Val::V1,     CLEAN,         true },
+        {Val::V1,       CLEAN,          Val::SPENT,  CLEAN,          Val::V1,     CLEAN,         false},
+        {Val::V1,       CLEAN,          Val::SPENT,  FRESH,          Val::V1,     CLEAN,         false},
+        {Val::V1,       CLEAN,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
+        {Val::V1,       CLEAN,          Val::SPENT,  DIRTY | FRESH,  Val::V1,     CLEAN,         true },
+
+        {Val::V1,       DIRTY,          Val::NONE,   NO_ENTRY,       Val::V1,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::V2,     CLEAN,          Val::V1,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::V2,     FRESH,          Val::V1,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::V2,     DIRTY | FRESH,  Val::V1,     DIRTY,         true },
+        {Val::V1,       DIRTY,          Val::SPENT,  CLEAN,          Val::V1,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::SPENT,  FRESH,          Val::V1,     DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
+        {Val::V1,       DIRTY,          Val::SPENT,  DIRTY | FRESH,  Val::V1,     DIRTY,         true },
+
+        {Val::V1,       DIRTY | FRESH,  Val::NONE,   NO_ENTRY,       Val::V1,     DIRTY | FRESH, false},
+        {Val::V1,       DIRTY | FRESH,  Val::V2,     CLEAN,          Val::V1,     DIRTY | FRESH, false},
+        {Val::V1,       DIRTY | FRESH,  Val::V2,     FRESH,          Val::V1,     DIRTY | FRESH, false},
+        {Val::V1,       DIRTY | FRESH,  Val::V2,     DIRTY,          Val::V2,     DIRTY | FRESH, false},
+        {Val::V1,       DIRTY | FRESH,  Val::V2,     DIRTY | FRESH,  Val::V1,     DIRTY | FRESH, true },
+        {Val::V1,       DIRTY | FRESH,  Val::SPENT,  CLEAN,          Val::V1,     DIRTY | FRESH, false},
+        {Val::V1,       DIRTY | FRESH,  Val::SPENT,  FRESH,          Val::V1,     DIRTY | FRESH, false},
+        // Our parent never saw the coin: the spend erases our entry.
+        {Val::V1,       DIRTY | FRESH,  Val::SPENT,  DIRTY,          Val::NONE,   NO_ENTRY,      false},
+        {Val::V1,       DIRTY | FRESH,  Val::SPENT,  DIRTY | FRESH,  Val::V1,     DIRTY | FRESH, true },
+    };
+    // clang-format on
+    // What the parent's own parent holds for each parent state.
+    const auto base_for = [](Val value, int flags) {
+        if (flags == NO_ENTRY || flags == (DIRTY | FRESH)) return Val::NONE;
+        if (flags == CLEAN) return value;
+        return Val::V0;
+    };
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT("parent " << Describe(c.parent_value, c.parent_flags) << ", child "
+                                     << Describe(c.child_value, c.child_flags))
+        {
+            TestBaseView base;
+            CCoinsViewCache parent{&base, /*deterministic=*/true};
+            Prepare(base, parent, base_for(c.parent_value, c.parent_flags), c.parent_value, c.parent_flags);
+            parent.SetBestBlock(BLOCK_A);
+
+            CCoinsMap child{0, SaltedOutpointHasher{/*deterministic=*/true}};
+            if (c.child_flags != NO_ENTRY) {
+                child.try_emplace(OUTPOINT, CoinOf(c.child_value)).first->second.flags = static_cast<uint8_t>(c.child_flags);
+            }
+            const uint256 new_block{HashFromByte(0x0b)};
+            bool threw = false;
+            try {
+                parent.BatchWrite(child, new_block);
+            } catch (const std::logic_error& e) {
+                threw = true;
+                BOOST_CHECK_EQUAL(e.what(), FRESH_ERROR);
+            }
+            BOOST_CHECK_EQUAL(threw, c.throws);
+            if (!threw) {
+                // Consumed: every entry was visited and erased.
+                BOOST_CHECK(child.empty());
+                BOOST_CHECK(parent.GetBestBlock() == new_block);
+            } else {
+                BOOST_CHECK(parent.GetBestBlock() == BLOCK_A);
+            }
+            CheckObserved(FlushAndObserve(parent, base), c.result_value, c.result_flags);
+        }
+    }
+}
+
+// The same rules through real caches: a FRESH coin added in a child while
+// the parent caches an unspent one is caught when the child flushes, and a
+// three-level stack carries a spend and a new coin all the way down.
+BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
+{
+    {
+        TestBaseView base;
+        base.m_coins[OUTPOINT] = CoinOf(Val::V1);
+        CCoinsViewCache parent{&base, /*deterministic=*/true};
+        CCoinsViewCache child{&parent, /*deterministic=*/true};
+        BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+        // Misuse: the child does not look below before vouching.
+        child.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false);
+        BOOST_CHECK_EXCEPTION(child.Flush(), std::logic_error, [](const auto& e) { return HasMessage(e, FRESH_ERROR); });
+        CheckObserved(FlushAndObserve(parent, base), Val::V1, CLEAN);
+    }
+    {
+        const COutPoint other{HashFromByte(0xbb), 0};
+        TestBaseView base;
+        base.m_coins[OUTPOINT] = CoinOf(Val::V1);
+        CCoinsViewCache parent{&base, /*deterministic=*/true};
+        CCoinsViewCache child{&parent, /*deterministic=*/true};
+        Coin moved;
+        BOOST_CHECK(child.SpendCoin(OUTPOINT, &moved));
+        BOOST_CHECK(moved == CoinOf(Val::V1));
+        child.AddCoin(other, CoinOf(Val::V2), /*possible_overwrite=*/false);
+        child.SetBestBlock(BLOCK_A);
+        child.Flush();
+        // The parent read V1 while the child fetched it, then took the spend.
+        BOOST_CHECK_EQUAL(parent.GetCacheSize(), 2U);
+        BOOST_CHECK_EQUAL(parent.GetDirtyCount(), 2U);
+        BOOST_CHECK(!parent.HaveCoin(OUTPOINT));
+        BOOST_CHECK(parent.AccessCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(parent.GetBestBlock() == BLOCK_A);
+        BOOST_CHECK(base.HaveCoin(OUTPOINT));
+        base.m_writer = &parent;
+        parent.Flush();
+        BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
+        BOOST_CHECK(!base.HaveCoin(OUTPOINT));
+        BOOST_CHECK(base.GetCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(base.m_last_write.at(other).flags == (DIRTY | FRESH));
+        BOOST_CHECK(base.m_last_write.at(OUTPOINT).flags == DIRTY);
+        BOOST_CHECK(base.GetBestBlock() == BLOCK_A);
+        BOOST_CHECK_EQUAL(base.m_fresh_over_existing, 0U);
+    }
+}
+
+// Best blocks: a cache falls back to its parent's until it is told one, and
+// a flush passes its own down.
+BOOST_AUTO_TEST_CASE(best_block_passes_down_on_flush)
+{
+    TestBaseView base;
+    base.m_best_block = BLOCK_A;
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    BOOST_CHECK(cache.GetBestBlock() == BLOCK_A);
+    const uint256 next{HashFromByte(0x0c)};
+    cache.SetBestBlock(next);
+    BOOST_CHECK(base.GetBestBlock() == BLOCK_A);
+    cache.Flush();
+    BOOST_CHECK(base.GetBestBlock() == next);
+    BOOST_CHECK(cache.GetBestBlock() == next);
+}
+
+BOOST_AUTO_TEST_CASE(memory_usage_follows_coins_and_returns_after_flush)
+{
+    constexpr size_t BIG = 1000;
+    constexpr size_t SMALL = 10;
+    TestBaseView base;
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    const size_t empty_usage = cache.DynamicMemoryUsage();
+    size_t usage = empty_usage;
+    for (uint32_t i = 0; i < 50; ++i) {
+        cache.AddCoin(COutPoint{HashFromByte(0x10), i}, MakeCoin(0x51, BIG, 1, 1, false), /*possible_overwrite=*/false);
+        const size_t now = cache.DynamicMemoryUsage();
+        BOOST_CHECK_GE(now, usage + memusage::MallocUsage(BIG));
+        usage = now;
+    }
+    const size_t node = memusage::MallocUsage(memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry>());
+    BOOST_CHECK_GE(usage, empty_usage + 50 * (memusage::MallocUsage(BIG) + node));
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 50U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 50U);
+
+    // Same map shape, so the change is exactly the scripts' difference.
+    cache.AddCoin(COutPoint{HashFromByte(0x10), 0}, MakeCoin(0x52, SMALL, 1, 1, false), /*possible_overwrite=*/true);
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage - memusage::MallocUsage(BIG) + memusage::MallocUsage(SMALL));
+    usage = cache.DynamicMemoryUsage();
+    // A FRESH coin spent is erased: its script and its node go.
+    Coin moved;
+    BOOST_CHECK(cache.SpendCoin(COutPoint{HashFromByte(0x10), 1}, &moved));
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage - memusage::MallocUsage(BIG) - node);
+    usage = cache.DynamicMemoryUsage();
+
+    base.m_writer = &cache;
+    cache.SetBestBlock(BLOCK_A);
+    cache.Flush();
+    BOOST_CHECK_EQUAL(base.m_writer_reported_usage, usage);
+    BOOST_CHECK_EQUAL(base.m_writer_recomputed_usage, usage);
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), empty_usage);
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 0U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    BOOST_CHECK_EQUAL(base.m_coins.size(), 49U);
+
+    // Coins read back in from the parent are counted too.
+    const size_t before_reads = cache.DynamicMemoryUsage();
+    for (uint32_t i = 2; i < 12; ++i) BOOST_CHECK(cache.HaveCoin(COutPoint{HashFromByte(0x10), i}));
+    BOOST_CHECK_GE(cache.DynamicMemoryUsage(), before_reads + 10 * (memusage::MallocUsage(BIG) + node));
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    cache.Flush();
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), empty_usage);
+}
+
+BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x20), n}; };
+    TestBaseView base;
+    for (uint32_t n : {0, 1, 2}) base.m_coins[outpoint(n)] = CoinOf(Val::V0);
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    Coin moved;
+
+    BOOST_CHECK(cache.AccessCoin(outpoint(0)) == CoinOf(Val::V0));
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    cache.AddCoin(outpoint(3), CoinOf(Val::V1), /*possible_overwrite=*/false);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
+    BOOST_CHECK(cache.SpendCoin(outpoint(1), &moved));
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 2U);
+    // Added FRESH and spent again: the entry is gone, nothing to write.
+    cache.AddCoin(outpoint(4), CoinOf(Val::V1), /*possible_overwrite=*/false);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 3U);
+    BOOST_CHECK(cache.SpendCoin(outpoint(4), &moved));
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 2U);
+    cache.AddCoin(outpoint(2), CoinOf(Val::V2), /*possible_overwrite=*/true);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 3U);
+    cache.EmplaceCoinInternalDANGER(outpoint(5), CoinOf(Val::V2));
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 4U);
+    // Overwriting a DIRTY entry does not count it twice.
+    cache.AddCoin(outpoint(3), CoinOf(Val::V2), /*possible_overwrite=*/true);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 4U);
+    // Uncache drops only the clean entry.
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 5U);
+    for (uint32_t n = 0; n < 6; ++n) cache.Uncache(outpoint(n));
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 4U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 4U);
+
+    cache.Flush();
+    size_t written_dirty = 0;
+    for (const auto& [outpoint, entry] : base.m_last_write) written_dirty += entry.IsDirty();
+    BOOST_CHECK_EQUAL(written_dirty, 4U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+}
+
+// The snapshot-loading shortcut: DIRTY but never FRESH (the parent is not
+// consulted, so nothing is known about it), and a duplicate is ignored.
+BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
+{
+    const COutPoint spent_outpoint{HashFromByte(0x30), 1};
+    TestBaseView base;
+    base.m_coins[OUTPOINT] = CoinOf(Val::V0);
+    base.m_coins[spent_outpoint] = CoinOf(Val::V0);
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+
+    cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V1));
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
+    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    const size_t usage = cache.DynamicMemoryUsage();
+
+    cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V2));
+    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
+
+    // A spent entry is an entry too: the emplace does not revive the coin.
+    Coin moved;
+    BOOST_CHECK(cache.SpendCoin(spent_outpoint, &moved));
+    cache.EmplaceCoinInternalDANGER(COutPoint{spent_outpoint}, CoinOf(Val::V2));
+    BOOST_CHECK(!cache.HaveCoin(spent_outpoint));
+
+    CheckObserved(FlushAndObserve(cache, base), Val::V1, DIRTY);
+    BOOST_CHECK(base.m_last_write.at(spent_outpoint).flags == DIRTY);
+    BOOST_CHECK(base.m_last_write.at(spent_outpoint).coin.IsSpent());
+    BOOST_CHECK(base.GetCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(!base.GetCoin(spent_outpoint));
+}
+
+// Provably unspendable outputs (OP_RETURN first, or a script over
+// MAX_SCRIPT_SIZE) never enter the cache, not even over an existing coin.
+// The limits themselves are spendable, and survive the database.
+BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x40), n}; };
+    const std::vector<CScript> unspendable{
+        CScript{OP_RETURN},
+        CScript{OP_RETURN, 0x04, 0xde, 0xad, 0xbe, 0xef},
+        CScript(MAX_SCRIPT_SIZE + 1, 0x51),
+        CScript(MAX_SCRIPT_SIZE + 1, OP_RETURN),
+    };
+    const std::vector<CScript> spendable{
+        CScript{},
+        CScript{0x51, OP_RETURN},
+        CScript(MAX_SCRIPT_SIZE, 0x51),
+    };
+
+    TempDirFixture tmp;
+    CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 1 << 20}, CoinsViewOptions{}};
+    CCoinsViewCache cache{&db, /*deterministic=*/true};
+    const size_t empty_usage = cache.DynamicMemoryUsage();
+    for (uint32_t i = 0; i < unspendable.size(); ++i) {
+        BOOST_CHECK(unspendable[i].IsUnspendable());
+        cache.AddCoin(outpoint(i), Coin{CTxOut{1000, unspendable[i]}, 10, false}, /*possible_overwrite=*/false);
+        BOOST_CHECK(!cache.HaveCoin(outpoint(i)));
+    }
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 0U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), empty_usage);
+
+    cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
+    BOOST_CHECK_NO_THROW(cache.AddCoin(OUTPOINT, Coin{CTxOut{5, CScript{OP_RETURN}}, 1, false}, /*possible_overwrite=*/false));
+    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+
+    std::vector<Coin> spendable_coins;
+    for (uint32_t i = 0; i < spendable.size(); ++i) {
+        BOOST_CHECK(!spendable[i].IsUnspendable());
+        spendable_coins.emplace_back(CTxOut{1000 + i, spendable[i]}, 10, false);
+        cache.AddCoin(outpoint(100 + i), Coin{spendable_coins.back()}, /*possible_overwrite=*/false);
+        BOOST_CHECK(cache.HaveCoin(outpoint(100 + i)));
+    }
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1 + spendable.size());
+
+    cache.SetBestBlock(BLOCK_A);
+    cache.Flush();
+    for (uint32_t i = 0; i < unspendable.size(); ++i) BOOST_CHECK(!db.HaveCoin(outpoint(i)));
+    for (uint32_t i = 0; i < spendable.size(); ++i) BOOST_CHECK(db.GetCoin(outpoint(100 + i)) == spendable_coins[i]);
+    size_t stored = 0;
+    for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++stored;
+    BOOST_CHECK_EQUAL(stored, 1 + spendable.size());
+}
+
+// Randomized stacks over the in-memory base: see CoinsStackSim.
+BOOST_AUTO_TEST_CASE(random_stack_over_memory_base)
+{
+    for (const uint64_t seed : {1, 2, 3, 4}) {
+        BOOST_TEST_CONTEXT("seed " << seed)
+        {
+            CoinsStackSim sim{seed, std::nullopt};
+            sim.Run(/*steps=*/1500);
+            BOOST_CHECK(!sim.Failed());
+            CheckSimCoverage(sim, /*with_db=*/false);
+        }
+    }
+}
+
+// Randomized stacks over a CCoinsViewDB with tiny write batches, reopened
+// under the caches now and then.
+BOOST_AUTO_TEST_CASE(random_stack_over_database)
+{
+    for (const uint64_t seed : {11, 12}) {
+        BOOST_TEST_CONTEXT("seed " << seed)
+        {
+            TempDirFixture tmp;
+            CoinsStackSim sim{seed, tmp.m_path / "chainstate"};
+            sim.Run(/*steps=*/800);
+            BOOST_CHECK(!sim.Failed());
+            CheckSimCoverage(sim, /*with_db=*/true);
+        }
+    }
+}
+
+// A refused overwrite must leave the usage counter as it was.
+BOOST_AUTO_TEST_CASE(addcoin_throw_keeps_memory_accounting)
+{
+    TestBaseView base;
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
+    const size_t usage = cache.DynamicMemoryUsage();
+    BOOST_CHECK_EXCEPTION(cache.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false), std::logic_error,
+                          [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
+    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
+    base.m_writer = &cache;
+    cache.Flush();
+    BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
+}
+
+// A spend without moveout must free the script, as the counter assumes
+// (a std::vector::clear() would keep the heap block).
+BOOST_AUTO_TEST_CASE(spend_without_moveout_keeps_memory_accounting)
+{
+    TestBaseView base;
+    base.m_coins[OUTPOINT] = CoinOf(Val::V1);
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    BOOST_CHECK(cache.SpendCoin(OUTPOINT));
+    BOOST_CHECK(!cache.HaveCoin(OUTPOINT));
+    base.m_writer = &cache;
+    cache.Flush();
+    BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
+    BOOST_CHECK(base.m_last_write.at(OUTPOINT).flags == DIRTY);
+    BOOST_CHECK(!base.HaveCoin(OUTPOINT));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
