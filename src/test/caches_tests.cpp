@@ -1,0 +1,120 @@
+// kernel::CacheSizes: how a -dbcache total is split between the block-tree
+// database, the coins database and the in-memory coins cache.
+//   block_tree_db = min(total / 8, 2 MiB)
+//   coins_db      = min((total - block_tree_db) / 2, 8 MiB)
+//   coins         = the rest
+
+#include <kernel/caches.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <vector>
+
+namespace {
+
+constexpr size_t KiB = size_t{1} << 10;
+
+struct Split {
+    size_t total;
+    size_t block_tree_db;
+    size_t coins_db;
+    size_t coins;
+};
+
+constexpr bool Matches(const Split& expected)
+{
+    const kernel::CacheSizes sizes{expected.total};
+    return sizes.block_tree_db == expected.block_tree_db && sizes.coins_db == expected.coins_db &&
+           sizes.coins == expected.coins;
+}
+
+// The defaults and the documented extremes, checked at compile time.
+static_assert(DEFAULT_KERNEL_CACHE == 450 * MiB);
+static_assert(MIN_DB_CACHE == 4 * MiB);
+static_assert(MAX_BLOCK_DB_CACHE == 2 * MiB);
+static_assert(MAX_COINS_DB_CACHE == 8 * MiB);
+static_assert(Matches({DEFAULT_KERNEL_CACHE, 2 * MiB, 8 * MiB, 440 * MiB}));
+static_assert(Matches({MIN_DB_CACHE, 512 * KiB, 1792 * KiB, 1792 * KiB}));
+static_assert(Matches({0, 0, 0, 0}));
+
+// Worked examples. Columns: total, block-tree db, coins db, coins cache.
+const std::vector<Split> SPLITS{
+    // Both databases capped.
+    {450 * MiB,           2 * MiB,    8 * MiB,    440 * MiB},
+    {size_t{16} << 30,    2 * MiB,    8 * MiB,    (size_t{16} << 30) - 10 * MiB},
+    {100 * MiB,           2 * MiB,    8 * MiB,    90 * MiB},
+    {18 * MiB,            2 * MiB,    8 * MiB,    8 * MiB},   // rest/2 == 8 MiB exactly
+    // Block tree capped (total/8 >= 2 MiB), coins db not (rest/2 < 8 MiB).
+    {17 * MiB,            2 * MiB,    7680 * KiB, 7680 * KiB},
+    {16 * MiB,            2 * MiB,    7 * MiB,    7 * MiB},   // total/8 == 2 MiB exactly
+    // Neither capped: total/8 < 2 MiB.
+    {15 * MiB,            1920 * KiB, 6720 * KiB, 6720 * KiB},
+    {10 * MiB,            1280 * KiB, 4480 * KiB, 4480 * KiB},
+    {8 * MiB,             1 * MiB,    3584 * KiB, 3584 * KiB},
+    {4 * MiB,             512 * KiB,  1792 * KiB, 1792 * KiB},
+    {1 * MiB,             128 * KiB,  448 * KiB,  448 * KiB},
+    // Integer division rounds down; the remainder goes to the coins cache.
+    {7,                   0,          3,          4},
+    {9,                   1,          4,          4},
+    {4 * MiB + 7,         512 * KiB,  1792 * KiB + 3, 1792 * KiB + 4},
+    {1,                   0,          0,          1},
+    {0,                   0,          0,          0},
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(caches_tests)
+
+BOOST_AUTO_TEST_CASE(split_table)
+{
+    for (const auto& expected : SPLITS) {
+        BOOST_TEST_CONTEXT("total " << expected.total)
+        {
+            const kernel::CacheSizes sizes{expected.total};
+            BOOST_CHECK_EQUAL(sizes.block_tree_db, expected.block_tree_db);
+            BOOST_CHECK_EQUAL(sizes.coins_db, expected.coins_db);
+            BOOST_CHECK_EQUAL(sizes.coins, expected.coins);
+            // The table itself must add up.
+            BOOST_CHECK_EQUAL(expected.block_tree_db + expected.coins_db + expected.coins, expected.total);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(split_properties)
+{
+    // Every byte count around the thresholds, and a sweep of larger totals.
+    std::vector<size_t> totals;
+    for (size_t t = 0; t < 4096; ++t) totals.push_back(t);
+    for (const size_t threshold : {MIN_DB_CACHE, 16 * MiB, 18 * MiB}) {
+        for (size_t t = threshold - 64; t <= threshold + 64; ++t) totals.push_back(t);
+    }
+    for (size_t t = 1 * MiB; t <= 64 * MiB; t += 37 * KiB + 3) totals.push_back(t);
+    for (size_t t = 64 * MiB; t <= size_t{64} << 30; t += t / 3) totals.push_back(t);
+
+    size_t previous_total = 0;
+    kernel::CacheSizes previous{0};
+    for (const size_t total : totals) {
+        const kernel::CacheSizes sizes{total};
+        BOOST_TEST_CONTEXT("total " << total)
+        {
+            BOOST_CHECK_EQUAL(sizes.block_tree_db + sizes.coins_db + sizes.coins, total);
+            BOOST_CHECK_EQUAL(sizes.block_tree_db, std::min(total / 8, 2 * MiB));
+            BOOST_CHECK_LE(sizes.block_tree_db, MAX_BLOCK_DB_CACHE);
+            BOOST_CHECK_LE(sizes.coins_db, MAX_COINS_DB_CACHE);
+            // The coins cache always gets at least as much as the coins db.
+            BOOST_CHECK_GE(sizes.coins, sizes.coins_db);
+            if (total >= previous_total) {
+                // More memory never shrinks any part.
+                BOOST_CHECK_GE(sizes.block_tree_db, previous.block_tree_db);
+                BOOST_CHECK_GE(sizes.coins_db, previous.coins_db);
+                BOOST_CHECK_GE(sizes.coins, previous.coins);
+            }
+            // Past the caps, every extra byte goes to the coins cache.
+            if (total >= 18 * MiB) BOOST_CHECK_EQUAL(sizes.coins, total - 10 * MiB);
+        }
+        previous_total = total;
+        previous = sizes;
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,599 @@
+// CCoinsViewDB: coins and best block survive a flush and a reopen, flushes
+// are split into batches bracketed by the 'H' marker, a simulated crash
+// leaves 'H' = [new, old] behind and the next flush repairs it, the cursor
+// walks coins in key order, and only DIRTY entries reach the disk.
+
+#include <coins.h>
+#include <test/util/setup.h>
+#include <txdb.h>
+#include <util/log.h>
+#include <util/strencodings.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct SimulatedCrash : std::runtime_error {
+    SimulatedCrash() : std::runtime_error{"simulated crash"} {}
+};
+
+uint256 Hash(unsigned char first, unsigned char last = 0, unsigned char fill = 0x11)
+{
+    std::array<unsigned char, 32> bytes;
+    bytes.fill(fill);
+    bytes.front() = first;
+    bytes.back() = last;
+    return uint256{bytes};
+}
+
+// Varied coins: script shapes that compress differently, coinbase or not.
+Coin MakeCoin(uint32_t seed)
+{
+    CScript script;
+    switch (seed % 3) {
+    case 0: // P2PKH
+        script = CScript{0x76, 0xa9, 0x14};
+        script.insert(script.end(), 20, static_cast<unsigned char>(seed));
+        script.insert(script.end(), {0x88, 0xac});
+        break;
+    case 1: // P2SH
+        script = CScript{0xa9, 0x14};
+        script.insert(script.end(), 20, static_cast<unsigned char>(seed >> 1));
+        script.push_back(0x87);
+        break;
+    default: // stored as is
+        script = CScript(5 + seed % 40, static_cast<unsigned char>(0x51 + seed % 7));
+        break;
+    }
+    return Coin{CTxOut{static_cast<CAmount>(1000 + seed * 7919), std::move(script)}, static_cast<int>(seed % 1000),
+                seed % 5 == 0};
+}
+
+std::map<COutPoint, Coin> MakeCoins(size_t count, unsigned char txid_tag)
+{
+    std::map<COutPoint, Coin> coins;
+    for (uint32_t i = 0; i < count; ++i) {
+        coins.emplace(COutPoint{Hash(static_cast<unsigned char>(i * 13), txid_tag, static_cast<unsigned char>(i / 3)), i % 3},
+                      MakeCoin(i + txid_tag));
+    }
+    return coins;
+}
+
+CCoinsMap DirtyMap(const std::map<COutPoint, Coin>& coins)
+{
+    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
+    for (const auto& [outpoint, coin] : coins) {
+        auto& entry = map.try_emplace(outpoint, Coin{coin}).first->second;
+        entry.flags = CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH;
+    }
+    return map;
+}
+
+DBParams OnDisk(const std::filesystem::path& path) { return DBParams{.path = path, .cache_bytes = 1 << 20}; }
+
+CoinsViewOptions CrashingOptions(size_t batch_bytes)
+{
+    return CoinsViewOptions{.batch_write_bytes = batch_bytes,
+                            .simulate_crash_ratio = 1,
+                            .on_simulated_crash = [] { throw SimulatedCrash{}; }};
+}
+
+size_t CountPresent(const CCoinsViewDB& db, const std::map<COutPoint, Coin>& coins)
+{
+    return std::ranges::count_if(coins, [&](const auto& entry) { return db.HaveCoin(entry.first); });
+}
+
+void CheckAllPresent(const CCoinsViewDB& db, const std::map<COutPoint, Coin>& coins)
+{
+    for (const auto& [outpoint, coin] : coins) {
+        const auto stored = db.GetCoin(outpoint);
+        BOOST_CHECK_MESSAGE(stored && *stored == coin, "coin " << outpoint.ToString() << " missing or different");
+    }
+}
+
+// -debug=coindb for the scope, its lines captured.
+class CoinDBLogCapture
+{
+public:
+    CoinDBLogCapture() : m_was_enabled{logging::WillLog(logging::Category::COINDB)}
+    {
+        logging::EnableCategory(logging::Category::COINDB);
+        logging::StartCapture();
+    }
+    ~CoinDBLogCapture()
+    {
+        if (!m_stopped) logging::StopCapture();
+        if (!m_was_enabled) logging::DisableCategory(logging::Category::COINDB);
+    }
+
+    std::vector<std::string> Stop()
+    {
+        m_stopped = true;
+        const std::string text = logging::StopCapture();
+        std::vector<std::string> lines;
+        size_t start = 0;
+        while (start < text.size()) {
+            const size_t end = text.find('\n', start);
+            // Drop the timestamp: everything up to the first space.
+            std::string line = text.substr(start, end - start);
+            lines.push_back(line.substr(line.find(' ') + 1));
+            start = end == std::string::npos ? text.size() : end + 1;
+        }
+        return lines;
+    }
+
+private:
+    bool m_was_enabled;
+    bool m_stopped{false};
+};
+
+size_t CountStartingWith(const std::vector<std::string>& lines, std::string_view prefix)
+{
+    return std::ranges::count_if(lines, [&](const std::string& line) { return line.starts_with(prefix); });
+}
+
+// VARINT per formats.md, written independently of serialize.h.
+std::vector<unsigned char> TestVarInt(uint64_t n)
+{
+    std::vector<unsigned char> reversed{static_cast<unsigned char>(n & 0x7f)};
+    while (n > 0x7f) {
+        n = (n >> 7) - 1;
+        reversed.push_back(static_cast<unsigned char>(0x80 | (n & 0x7f)));
+    }
+    return {reversed.rbegin(), reversed.rend()};
+}
+
+std::vector<std::string> Hexes(const std::vector<uint256>& hashes)
+{
+    std::vector<std::string> hexes;
+    for (const auto& hash : hashes) hexes.push_back(hash.GetHex());
+    return hexes;
+}
+
+std::string CommittedLine(size_t changed, size_t visited)
+{
+    return "[coindb] Committed " + std::to_string(changed) + " changed transaction outputs (out of " +
+           std::to_string(visited) + ") to coin database...";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(txdb_tests)
+
+BOOST_AUTO_TEST_CASE(round_trip)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const auto coins = MakeCoins(300, 0xa1);
+    const uint256 best = Hash(0xb0, 0x01);
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+        BOOST_CHECK(db.GetBestBlock().IsNull());
+        BOOST_CHECK(db.GetHeadBlocks().empty());
+        CCoinsViewCache cache{&db};
+        for (const auto& [outpoint, coin] : coins) cache.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/false);
+        cache.SetBestBlock(best);
+        cache.Flush();
+        BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
+        CheckAllPresent(db, coins);
+    }
+
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
+    BOOST_CHECK(db.GetHeadBlocks().empty());
+    CheckAllPresent(db, coins);
+    // Neighbours of stored coins are absent.
+    const COutPoint first = coins.begin()->first;
+    for (const COutPoint& absent : {COutPoint{first.hash, 3}, COutPoint{first.hash, COutPoint::NULL_INDEX},
+                                    COutPoint{Hash(0xb0, 0x01), 0}}) {
+        BOOST_CHECK(!db.HaveCoin(absent));
+        BOOST_CHECK(!db.GetCoin(absent));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(key_bytes)
+{
+    CCoinsViewDB db{DBParams{.path = "keys", .memory_only = true}, CoinsViewOptions{}};
+    const uint256 txid = Hash(0x01, 0xfe, 0x22);
+    const uint256 best = Hash(0xbb, 0xcc);
+    std::map<COutPoint, Coin> coins{{COutPoint{txid, 0}, MakeCoin(0)}, {COutPoint{txid, 128}, MakeCoin(1)}};
+    CCoinsMap map = DirtyMap(coins);
+    db.BatchWrite(map, best);
+    BOOST_CHECK(map.empty());
+
+    // Every key and value as Core's chainstate would hold them, in order.
+    std::vector<std::string> rows;
+    auto it = db.GetDB().NewIterator();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        const std::string key_hex = HexStr(it->RawKey());
+        if (key_hex.starts_with("0e00")) continue;
+        rows.push_back(key_hex + " " + HexStr(it->DeobfuscatedValue()));
+    }
+    const std::string txid_hex = HexStr(std::span{txid.begin(), txid.end()});
+    const std::string best_hex = HexStr(std::span{best.begin(), best.end()});
+    auto coin_value = [](const Coin& coin) {
+        DataStream stream;
+        stream << coin;
+        return HexStr(stream.Unread());
+    };
+    const std::vector<std::string> expected{
+        "42 " + best_hex,
+        "43" + txid_hex + "00 " + coin_value(coins.begin()->second),
+        "43" + txid_hex + "8000 " + coin_value(std::next(coins.begin())->second),
+    };
+    BOOST_CHECK_EQUAL_COLLECTIONS(rows.begin(), rows.end(), expected.begin(), expected.end());
+    // The raw 'B' entry is the best block.
+    uint256 raw_best;
+    BOOST_CHECK(db.GetDB().Read(uint8_t{'B'}, raw_best));
+    BOOST_CHECK_EQUAL(raw_best.GetHex(), best.GetHex());
+    BOOST_CHECK(!db.GetDB().Exists(uint8_t{'H'}));
+}
+
+BOOST_AUTO_TEST_CASE(multi_batch_flush)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const auto coins = MakeCoins(120, 0xa2);
+    const uint256 best = Hash(0xb1, 0x02);
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
+        CCoinsMap map = DirtyMap(coins);
+        CoinDBLogCapture capture;
+        db.BatchWrite(map, best);
+        const auto lines = capture.Stop();
+
+        // Each coin record is ~60-80 bytes: a 200-byte budget means a
+        // partial batch every few coins.
+        const size_t partial = CountStartingWith(lines, "[coindb] Writing partial batch of 0.00 MiB");
+        BOOST_CHECK_GE(partial, coins.size() / 5);
+        BOOST_CHECK_LE(partial, coins.size());
+        BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing final batch of 0.00 MiB"), 1U);
+        BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing "), partial + 1);
+        BOOST_REQUIRE(!lines.empty());
+        BOOST_CHECK_EQUAL(lines.back(), CommittedLine(coins.size(), coins.size()));
+        BOOST_CHECK(map.empty());
+    }
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
+    BOOST_CHECK(db.GetHeadBlocks().empty());
+    CheckAllPresent(db, coins);
+}
+
+BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
+{
+    struct Case {
+        std::string name;
+        bool has_old_tip;
+    };
+    for (const auto& test : {Case{"over an existing tip", true}, Case{"on a new database", false}}) {
+        BOOST_TEST_CONTEXT(test.name)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "chainstate";
+            const auto old_coins = MakeCoins(20, 0xa3);
+            const auto new_coins = MakeCoins(100, 0xa4);
+            const uint256 old_tip = test.has_old_tip ? Hash(0xb2, 0x03) : uint256{};
+            const uint256 new_tip = Hash(0xb3, 0x04);
+            if (test.has_old_tip) {
+                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+                CCoinsMap map = DirtyMap(old_coins);
+                db.BatchWrite(map, old_tip);
+            }
+
+            {
+                CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+                CCoinsMap map = DirtyMap(new_coins);
+                CoinDBLogCapture capture;
+                BOOST_CHECK_THROW(db.BatchWrite(map, new_tip), SimulatedCrash);
+                const auto lines = capture.Stop();
+                BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing partial batch of"), 1U);
+                BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing final batch of"), 0U);
+                BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Committed"), 0U);
+
+                // The database admits to holding a mix of the two states.
+                BOOST_CHECK(db.GetBestBlock().IsNull());
+                const std::vector<std::string> expected_heads{new_tip.GetHex(), old_tip.GetHex()};
+                const auto heads = Hexes(db.GetHeadBlocks());
+                BOOST_CHECK_EQUAL_COLLECTIONS(heads.begin(), heads.end(), expected_heads.begin(), expected_heads.end());
+                // Only the first batch landed.
+                const size_t landed = CountPresent(db, new_coins);
+                BOOST_CHECK_GT(landed, 0U);
+                BOOST_CHECK_LT(landed, new_coins.size() / 4);
+                BOOST_CHECK_EQUAL(CountPresent(db, old_coins), test.has_old_tip ? old_coins.size() : 0U);
+            }
+
+            // After a restart, the flush to the same target is done again
+            // (the caller replays the blocks) and completes.
+            CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
+            BOOST_CHECK(db.GetBestBlock().IsNull());
+            BOOST_CHECK_EQUAL(db.GetHeadBlocks().size(), 2U);
+            CCoinsMap map = DirtyMap(new_coins);
+            CoinDBLogCapture capture;
+            db.BatchWrite(map, new_tip);
+            const auto lines = capture.Stop();
+            BOOST_REQUIRE(!lines.empty());
+            BOOST_CHECK_EQUAL(lines.back(), CommittedLine(new_coins.size(), new_coins.size()));
+            BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), new_tip.GetHex());
+            BOOST_CHECK(db.GetHeadBlocks().empty());
+            BOOST_CHECK(!db.GetDB().Exists(uint8_t{'H'}));
+            CheckAllPresent(db, new_coins);
+            if (test.has_old_tip) CheckAllPresent(db, old_coins);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(single_batch_flush_never_crashes)
+{
+    // The crash point sits after partial batches only: a flush that fits in
+    // one batch goes straight to the final one.
+    CCoinsViewDB db{DBParams{.path = "one_batch", .memory_only = true}, CrashingOptions(DEFAULT_DB_BATCH_SIZE)};
+    const auto coins = MakeCoins(50, 0xa5);
+    CCoinsMap map = DirtyMap(coins);
+    BOOST_CHECK_NO_THROW(db.BatchWrite(map, Hash(0xb4)));
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb4).GetHex());
+    BOOST_CHECK(db.GetHeadBlocks().empty());
+    BOOST_CHECK_EQUAL(CountPresent(db, coins), coins.size());
+}
+
+BOOST_AUTO_TEST_CASE(varint_key_encoding)
+{
+    // Hand-checked encodings pin the test's own encoder used below.
+    const std::vector<std::pair<uint32_t, std::string>> cases{
+        {0, "00"},         {1, "01"},           {127, "7f"},           {128, "8000"},       {129, "8001"},
+        {255, "807f"},     {256, "8100"},       {16383, "fe7f"},       {16511, "ff7f"},     {16512, "808000"},
+        {70000, "83a170"}, {2113663, "ffff7f"}, {2113664, "80808000"}, {0xffffffff, "8efefefe7f"},
+    };
+    for (const auto& [n, hex] : cases) {
+        BOOST_CHECK_EQUAL(HexStr(TestVarInt(n)), hex);
+        DataStream stream;
+        WriteVarInt(stream, n);
+        BOOST_CHECK_EQUAL(HexStr(stream.Unread()), hex);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cursor_in_key_order)
+{
+    // Internal byte order and displayed (reversed) hex order disagree for
+    // these txids, and the output indexes cross every VARINT length.
+    const std::vector<uint256> txids{Hash(0x02, 0x00), Hash(0x01, 0xff), Hash(0x01, 0x00, 0x12), Hash(0xff, 0x00)};
+    const std::vector<uint32_t> vouts{0, 1, 127, 128, 129, 255, 256, 16383, 16511, 16512, 16513, 70000, 2113663,
+                                      2113664, 0x7fffffff, 0xfffffffe};
+    std::vector<std::pair<COutPoint, Coin>> shuffled;
+    uint32_t seed = 0;
+    for (const auto& txid : txids) {
+        for (const uint32_t vout : vouts) shuffled.emplace_back(COutPoint{txid, vout}, MakeCoin(seed++));
+    }
+    std::ranges::shuffle(shuffled, std::mt19937{42});
+
+    TempDirFixture tmp;
+    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{.batch_write_bytes = 300}};
+    CCoinsViewCache cache{&db};
+    for (auto& [outpoint, coin] : shuffled) cache.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/false);
+    const uint256 best = Hash(0xb5);
+    cache.SetBestBlock(best);
+    cache.Flush();
+
+    const std::map<COutPoint, Coin> by_outpoint{shuffled.begin(), shuffled.end()};
+    std::vector<COutPoint> walked;
+    auto cursor = db.Cursor();
+    BOOST_REQUIRE(cursor);
+    BOOST_CHECK_EQUAL(cursor->GetBestBlock().GetHex(), best.GetHex());
+    for (; cursor->Valid(); cursor->Next()) {
+        COutPoint key;
+        Coin coin;
+        BOOST_REQUIRE(cursor->GetKey(key));
+        BOOST_REQUIRE(cursor->GetValue(coin));
+        const auto it = by_outpoint.find(key);
+        BOOST_REQUIRE_MESSAGE(it != by_outpoint.end(), "cursor yielded unknown " << key.ToString());
+        BOOST_CHECK(coin == it->second);
+        walked.push_back(key);
+    }
+    COutPoint after_end;
+    BOOST_CHECK(!cursor->GetKey(after_end));
+
+    // Key order is the byte order of 'C' txid VARINT(vout), as in Core's
+    // chainstate (and so in hash_serialized_3 and snapshots): txid bytes
+    // first, then the VARINT bytes. Those follow the numeric order only
+    // while they are one or two bytes long (vout < 16512); e.g. 16512
+    // (80 80 00) sorts before 256 (81 00) and 16511 (ff 7f).
+    std::vector<COutPoint> expected_order;
+    for (const auto& [outpoint, coin] : by_outpoint) expected_order.push_back(outpoint);
+    std::ranges::sort(expected_order, {}, [](const COutPoint& o) {
+        std::vector<unsigned char> key{'C'};
+        key.insert(key.end(), o.hash.begin(), o.hash.end());
+        const auto varint = TestVarInt(o.n);
+        key.insert(key.end(), varint.begin(), varint.end());
+        return key;
+    });
+    BOOST_REQUIRE_EQUAL(walked.size(), expected_order.size());
+    for (size_t i = 0; i < walked.size(); ++i) {
+        BOOST_CHECK_MESSAGE(walked[i] == expected_order[i],
+                            "position " << i << ": " << walked[i].ToString() << " instead of " << expected_order[i].ToString());
+    }
+
+    // Spelled out for one txid.
+    const std::vector<uint32_t> expected_vouts{0, 1, 127, 128, 129, 255, 16512, 16513, 2113664, 256, 70000,
+                                               0x7fffffff, 0xfffffffe, 16383, 16511, 2113663};
+    std::vector<uint32_t> walked_vouts;
+    for (const auto& o : walked) {
+        if (o.hash == txids[0]) walked_vouts.push_back(o.n);
+    }
+    BOOST_CHECK_EQUAL_COLLECTIONS(walked_vouts.begin(), walked_vouts.end(), expected_vouts.begin(), expected_vouts.end());
+    // Below 16512 the order is numeric.
+    for (const auto& txid : txids) {
+        std::vector<uint32_t> small;
+        for (const auto& o : walked) {
+            if (o.hash == txid && o.n < 16512) small.push_back(o.n);
+        }
+        BOOST_CHECK(std::ranges::is_sorted(small));
+        BOOST_CHECK_EQUAL(small.size(), 9U);
+    }
+    // Txids in internal byte order, each one's coins contiguous.
+    std::vector<uint256> txid_order;
+    for (const auto& o : walked) {
+        if (txid_order.empty() || txid_order.back() != o.hash) txid_order.push_back(o.hash);
+    }
+    // Byte 1 (0x11 vs 0x12) decides between the two starting with 01.
+    const std::vector<uint256> expected_txids{Hash(0x01, 0xff), Hash(0x01, 0x00, 0x12), Hash(0x02, 0x00), Hash(0xff, 0x00)};
+    BOOST_CHECK(txid_order == expected_txids);
+}
+
+BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
+{
+    // 'B' sorts before the coins and 'H' after: neither shows up, whether
+    // the database is consistent or in the middle of a flush.
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const auto coins = MakeCoins(60, 0xa6);
+    {
+        CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+        CCoinsMap map = DirtyMap(coins);
+        BOOST_CHECK_THROW(db.BatchWrite(map, Hash(0xb6)), SimulatedCrash);
+        BOOST_REQUIRE(db.GetDB().Exists(uint8_t{'H'}));
+        size_t walked = 0;
+        for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+        BOOST_CHECK_EQUAL(walked, CountPresent(db, coins));
+        BOOST_CHECK(db.Cursor()->GetBestBlock().IsNull());
+    }
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    CCoinsMap map = DirtyMap(coins);
+    db.BatchWrite(map, Hash(0xb6));
+    size_t walked = 0;
+    for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+    BOOST_CHECK_EQUAL(walked, coins.size());
+
+    // An empty database has nothing to walk.
+    CCoinsViewDB empty{DBParams{.path = "empty", .memory_only = true}, CoinsViewOptions{}};
+    BOOST_CHECK(!empty.Cursor()->Valid());
+}
+
+BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
+{
+    using F = CCoinsCacheEntry::Flags;
+    // What BatchWrite does with each kind of cache entry.
+    struct Row {
+        const char* name;
+        bool in_db_before;  // the database holds OLD_VALUE at this outpoint
+        bool entry_spent;   // the entry holds a spent coin, else NEW_VALUE
+        uint8_t flags;
+        std::optional<int> expected; // 0: the old coin, 1: the new one, nullopt: absent
+    };
+    const std::vector<Row> rows{
+        // name                          db     spent  flags                expected
+        {"new coin, DIRTY",              false, false, F::DIRTY,            1},
+        {"new coin, DIRTY|FRESH",        false, false, F::DIRTY | F::FRESH, 1},
+        {"new coin, clean",              false, false, 0,                   std::nullopt},
+        {"changed coin, DIRTY",          true,  false, F::DIRTY,            1},
+        {"changed coin, clean",          true,  false, 0,                   0},
+        {"spend of stored coin, DIRTY",  true,  true,  F::DIRTY,            std::nullopt},
+        {"spent entry, clean",           true,  true,  0,                   0},
+        {"spend of absent coin, DIRTY",  false, true,  F::DIRTY,            std::nullopt},
+    };
+    const size_t dirty_rows = std::ranges::count_if(rows, [](const Row& r) { return r.flags & F::DIRTY; });
+
+    CCoinsViewDB db{DBParams{.path = "dirty", .memory_only = true}, CoinsViewOptions{}};
+    auto outpoint_of = [](size_t i) { return COutPoint{Hash(0xd0, static_cast<unsigned char>(i)), static_cast<uint32_t>(i)}; };
+    const Coin old_value = MakeCoin(1);
+    const Coin new_value = MakeCoin(2);
+    BOOST_REQUIRE(!(old_value == new_value));
+
+    CCoinsMap setup{0, SaltedOutpointHasher{true}};
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].in_db_before) setup.try_emplace(outpoint_of(i), Coin{old_value}).first->second.flags = F::DIRTY;
+    }
+    db.BatchWrite(setup, Hash(0xb7));
+
+    CCoinsMap map{0, SaltedOutpointHasher{true}};
+    for (size_t i = 0; i < rows.size(); ++i) {
+        Coin coin{new_value};
+        if (rows[i].entry_spent) coin.Clear();
+        map.try_emplace(outpoint_of(i), std::move(coin)).first->second.flags = rows[i].flags;
+    }
+    CoinDBLogCapture capture;
+    db.BatchWrite(map, Hash(0xb8));
+    const auto lines = capture.Stop();
+    BOOST_CHECK(map.empty());
+    BOOST_REQUIRE(!lines.empty());
+    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(dirty_rows, rows.size()));
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb8).GetHex());
+
+    for (size_t i = 0; i < rows.size(); ++i) {
+        BOOST_TEST_CONTEXT(rows[i].name)
+        {
+            const auto stored = db.GetCoin(outpoint_of(i));
+            BOOST_CHECK_EQUAL(stored.has_value(), rows[i].expected.has_value());
+            BOOST_CHECK_EQUAL(db.HaveCoin(outpoint_of(i)), rows[i].expected.has_value());
+            if (stored && rows[i].expected) BOOST_CHECK(*stored == (*rows[i].expected ? new_value : old_value));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(spends_through_a_cache)
+{
+    CCoinsViewDB db{DBParams{.path = "spends", .memory_only = true}, CoinsViewOptions{}};
+    const auto coins = MakeCoins(10, 0xa7);
+    CCoinsMap map = DirtyMap(coins);
+    db.BatchWrite(map, Hash(0xb9));
+
+    // Spend every other coin and read the rest, which stay clean.
+    CCoinsViewCache cache{&db};
+    std::set<COutPoint> spent;
+    bool spend = true;
+    for (const auto& [outpoint, coin] : coins) {
+        if (spend) {
+            BOOST_CHECK(cache.SpendCoin(outpoint));
+            spent.insert(outpoint);
+        } else {
+            BOOST_CHECK(cache.AccessCoin(outpoint) == coin);
+        }
+        spend = !spend;
+    }
+    cache.SetBestBlock(Hash(0xba));
+    CoinDBLogCapture capture;
+    cache.Flush();
+    const auto lines = capture.Stop();
+    BOOST_REQUIRE(!lines.empty());
+    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(spent.size(), coins.size()));
+    for (const auto& [outpoint, coin] : coins) {
+        BOOST_CHECK_EQUAL(db.HaveCoin(outpoint), !spent.contains(outpoint));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)
+{
+    TempDirFixture tmp;
+    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{}};
+    const auto coins = MakeCoins(200, 0xa8);
+    CCoinsMap map = DirtyMap(coins);
+    db.BatchWrite(map, Hash(0xbb));
+    const auto key = db.GetDB().GetObfuscation().Key();
+
+    for (const size_t cache_bytes : {size_t{64} << 10, size_t{16} << 20, size_t{1} << 20}) {
+        BOOST_TEST_CONTEXT("cache " << cache_bytes)
+        {
+            db.ResizeCache(cache_bytes);
+            BOOST_CHECK(db.GetDB().GetObfuscation().Key() == key);
+            BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xbb).GetHex());
+            CheckAllPresent(db, coins);
+            // Reopening moved the log into table files, which the estimate sees.
+            BOOST_CHECK_GT(db.EstimateSize(), 0U);
+        }
+    }
+    // Still writable.
+    const auto more = MakeCoins(5, 0xa9);
+    CCoinsMap more_map = DirtyMap(more);
+    db.BatchWrite(more_map, Hash(0xbc));
+    db.ResizeCache(size_t{2} << 20);
+    CheckAllPresent(db, more);
+    CheckAllPresent(db, coins);
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xbc).GetHex());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
