@@ -148,3 +148,19 @@ void LogCategoryLine(Category category, std::string_view message)
 }
 
 } // namespace logging
+
+namespace {
+int64_t SteadyNowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+} // namespace
+
+LogTimer::LogTimer(std::string prefix, const std::string& message) : m_prefix{std::move(prefix)}, m_start_ns{SteadyNowNs()}
+{
+    logging::LogLine(m_prefix + ": " + message + " started");
+}
+
+LogTimer::~LogTimer() { logging::LogLine(fmt::format("{}: completed ({:.2f}ms)", m_prefix, ElapsedMs())); }
+
+double LogTimer::ElapsedMs() const { return (SteadyNowNs() - m_start_ns) / 1e6; }

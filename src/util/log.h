@@ -70,4 +70,20 @@ void LogError(fmt::format_string<Args...> fmt, Args&&... args)
         }                                                                         \
     } while (0)
 
+// Logs "<prefix>: <message> started" now and "<prefix>: completed (X.XXms)"
+// when it goes out of scope, the shape upstream's timing lines have.
+class LogTimer
+{
+public:
+    LogTimer(std::string prefix, const std::string& message);
+    ~LogTimer();
+    LogTimer(const LogTimer&) = delete;
+    LogTimer& operator=(const LogTimer&) = delete;
+    double ElapsedMs() const;
+
+private:
+    std::string m_prefix;
+    int64_t m_start_ns;
+};
+
 #endif // COINSDB_UTIL_LOG_H
