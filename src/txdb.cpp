@@ -2,6 +2,7 @@
 
 #include <util/log.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 
@@ -150,6 +151,8 @@ std::vector<uint256> CCoinsViewDB::GetHeadBlocks() const
 void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
 {
     assert(!best_block.IsNull());
+    const auto start = std::chrono::steady_clock::now();
+    size_t batches = 0;
     uint256 old_tip = GetBestBlock();
     if (old_tip.IsNull()) {
         // No 'B': either a new database, or an earlier flush died midway
@@ -188,6 +191,7 @@ void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
         if (batch.SizeEstimate() > m_options.batch_write_bytes) {
             LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
             m_db->WriteBatch(batch);
+            ++batches;
             batch.Clear();
             if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
         }
@@ -198,6 +202,9 @@ void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
     batch.Write(DB_BEST_BLOCK, best_block);
     LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
     m_db->WriteBatch(batch);
+    ++batches;
+    m_last_flush = {batches, changed, visited,
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
 }
 

@@ -24,6 +24,14 @@ struct CoinsViewOptions {
     std::function<void()> on_simulated_crash{};
 };
 
+// What the last BatchWrite did, for getcoinscacheinfo and benchmarks.
+struct CoinsFlushStats {
+    size_t batches{0};
+    size_t changed{0};
+    size_t visited{0};
+    double duration_ms{0};
+};
+
 // The UTXO set on disk (chainstate/), in Bitcoin Core's format: see the top
 // of txdb.cpp for the keys.
 class CCoinsViewDB final : public CCoinsView
@@ -45,12 +53,14 @@ public:
     void ResizeCache(size_t new_cache_bytes);
 
     const CoinsViewOptions& GetOptions() const { return m_options; }
+    const CoinsFlushStats& LastFlushStats() const { return m_last_flush; }
     CDBWrapper& GetDB() { return *m_db; }
 
 private:
     DBParams m_db_params;
     CoinsViewOptions m_options;
     std::unique_ptr<CDBWrapper> m_db;
+    CoinsFlushStats m_last_flush;
 };
 
 #endif // COINSDB_TXDB_H
