@@ -1,0 +1,205 @@
+#include <rpc/json.h>
+
+#include <cmath>
+#include <iomanip>
+#include <locale>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+
+void WriteEscaped(std::string_view text, std::string& out)
+{
+    static constexpr char HEX[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (byte < 0x20 || byte == 0x7f) {
+                out += "\\u00";
+                out += HEX[byte >> 4];
+                out += HEX[byte & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
+std::string FormatDouble(double value)
+{
+    if (!std::isfinite(value)) return "null";
+    std::ostringstream stream;
+    stream.imbue(std::locale::classic());
+    stream << std::setprecision(16) << value;
+    return stream.str();
+}
+
+void WriteValue(const json& value, int indent, int level, std::string& out);
+
+void NewLineAndIndent(int indent, int level, std::string& out)
+{
+    if (indent <= 0) return;
+    out += '\n';
+    out.append(static_cast<size_t>(indent) * level, ' ');
+}
+
+// Arrays and objects share the layout; only the member prefix differs.
+void WriteContainer(const json& value, int indent, int level, std::string& out)
+{
+    const bool is_object = value.is_object();
+    out += is_object ? '{' : '[';
+    size_t remaining = value.size();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        NewLineAndIndent(indent, level + 1, out);
+        if (is_object) {
+            WriteEscaped(it.key(), out);
+            out += indent > 0 ? ": " : ":";
+        }
+        WriteValue(*it, indent, level + 1, out);
+        if (--remaining > 0) out += ',';
+    }
+    // UniValue breaks the line even for an empty container: "[\n]".
+    if (indent > 0) NewLineAndIndent(indent, level, out);
+    out += is_object ? '}' : ']';
+}
+
+void WriteValue(const json& value, int indent, int level, std::string& out)
+{
+    switch (value.type()) {
+    case json::value_t::null: out += "null"; break;
+    case json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; break;
+    case json::value_t::number_integer: out += std::to_string(value.get<int64_t>()); break;
+    case json::value_t::number_unsigned: out += std::to_string(value.get<uint64_t>()); break;
+    case json::value_t::number_float: out += FormatDouble(value.get<double>()); break;
+    case json::value_t::string: WriteEscaped(value.get_ref<const std::string&>(), out); break;
+    case json::value_t::array:
+    case json::value_t::object: WriteContainer(value, indent, level, out); break;
+    case json::value_t::binary:
+        if (auto text = JSONRawNumberText(value)) {
+            out += *text;
+            break;
+        }
+        throw std::logic_error{"WriteJSON: binary values other than raw numbers have no JSON text"};
+    case json::value_t::discarded: throw std::logic_error{"WriteJSON: discarded value"};
+    }
+}
+
+// Builds a nlohmann value from SAX events, turning number_float events into
+// raw numbers so their text survives. The stack holds the open containers;
+// each one is the last member of the one below it, so adding to the top
+// never moves an entry of the stack.
+class KeepNumbersBuilder
+{
+public:
+    explicit KeepNumbersBuilder(json& root) : m_root{root} {}
+
+    bool null() { return Add(nullptr) != nullptr; }
+    bool boolean(bool value) { return Add(value) != nullptr; }
+    bool number_integer(json::number_integer_t value) { return Add(value) != nullptr; }
+    bool number_unsigned(json::number_unsigned_t value) { return Add(value) != nullptr; }
+    bool number_float(json::number_float_t, const json::string_t& text) { return Add(JSONRawNumber(text)) != nullptr; }
+    bool string(json::string_t& value) { return Add(std::move(value)) != nullptr; }
+    bool binary(json::binary_t& value) { return Add(json::binary(std::move(value))) != nullptr; }
+    bool start_object(std::size_t) { return Open(json::object()); }
+    bool key(json::string_t& name)
+    {
+        m_key = name;
+        return true;
+    }
+    bool end_object() { return Close(); }
+    bool start_array(std::size_t) { return Open(json::array()); }
+    bool end_array() { return Close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+private:
+    json* Add(json value)
+    {
+        if (m_stack.empty()) {
+            m_root = std::move(value);
+            return &m_root;
+        }
+        json& top = *m_stack.back();
+        if (top.is_array()) {
+            top.push_back(std::move(value));
+            return &top.back();
+        }
+        json& slot = top[m_key];
+        slot = std::move(value);
+        return &slot;
+    }
+    bool Open(json container)
+    {
+        m_stack.push_back(Add(std::move(container)));
+        return true;
+    }
+    bool Close()
+    {
+        m_stack.pop_back();
+        return true;
+    }
+
+    json& m_root;
+    std::vector<json*> m_stack;
+    std::string m_key;
+};
+
+} // namespace
+
+json JSONRawNumber(std::string_view text)
+{
+    const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded() || !parsed.is_number()) {
+        throw std::invalid_argument{"not a JSON number: " + std::string{text}};
+    }
+    return json::binary(std::vector<std::uint8_t>(text.begin(), text.end()), RAW_NUMBER_SUBTYPE);
+}
+
+std::optional<std::string> JSONRawNumberText(const json& value)
+{
+    if (!value.is_binary()) return std::nullopt;
+    const auto& bytes = value.get_binary();
+    if (!bytes.has_subtype() || bytes.subtype() != RAW_NUMBER_SUBTYPE) return std::nullopt;
+    return std::string(bytes.begin(), bytes.end());
+}
+
+json ValueFromAmount(int64_t amount)
+{
+    constexpr uint64_t COIN{100'000'000};
+    // Through uint64_t so that INT64_MIN has a magnitude too.
+    const uint64_t magnitude = amount < 0 ? uint64_t{0} - static_cast<uint64_t>(amount) : static_cast<uint64_t>(amount);
+    std::string fraction = std::to_string(magnitude % COIN);
+    fraction.insert(0, 8 - fraction.size(), '0');
+    return JSONRawNumber((amount < 0 ? "-" : "") + std::to_string(magnitude / COIN) + "." + fraction);
+}
+
+std::string WriteJSON(const json& value, int indent)
+{
+    std::string out;
+    WriteValue(value, indent, 0, out);
+    return out;
+}
+
+std::optional<json> ParseJSONKeepNumbers(std::string_view text)
+{
+    json root;
+    KeepNumbersBuilder builder{root};
+    try {
+        if (!json::sax_parse(text, &builder)) return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return root;
+}
