@@ -1,0 +1,3 @@
+#include <node/init.h>
+
+int main(int argc, char* argv[]) { return node::AppMain(argc, argv); }

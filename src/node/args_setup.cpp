@@ -1,0 +1,82 @@
+#include <node/args_setup.h>
+
+#include <kernel/caches.h>
+#include <txdb.h>
+#include <util/args.h>
+#include <util/log.h>
+
+#include <string>
+
+namespace node {
+
+void SetupServerArgs(ArgsManager& args)
+{
+    using F = ArgsManager::Flags;
+    const std::string opts = "Options";
+    args.AddArg("-?", "Print this help message and exit", F::NONE, opts);
+    args.AddArg("-help", "Print this help message and exit", F::NONE, opts);
+    args.AddArg("-help-debug", "Print help including debugging options and exit", F::NONE, opts);
+    args.AddArg("-version", "Print version and exit", F::NONE, opts);
+    args.AddArg("-conf=<file>", "Specify path to read-only configuration file. Relative paths are prefixed by the datadir location (default: bitcoin.conf)", F::NONE, opts);
+    args.AddArg("-datadir=<dir>", "Specify data directory (created if missing)", F::NONE, opts);
+    args.AddArg("-daemon", "Run in the background as a daemon; returns once the node is ready to serve RPC (default: 0)", F::NONE, opts);
+    args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching", F::NONE, opts);
+    args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: bitcoind.pid)", F::NONE, opts);
+    args.AddArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + "). The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts);
+    args.AddArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options");
+
+    const std::string chain = "Chain selection options";
+    args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
+    args.AddArg("-regtest", "Use the regression test chain", F::NONE, chain);
+    args.AddArg("-testnet", "Use the testnet3 chain", F::NONE, chain);
+    args.AddArg("-testnet4", "Use the testnet4 chain", F::NONE, chain);
+    args.AddArg("-signet", "Use the signet chain", F::NONE, chain);
+
+    const std::string debug = "Debugging/Testing options";
+    args.AddArg("-debug=<category>", "Output debug and trace logging (default: -nodebug). <category> can be 1, all, " + logging::CategoryNames(), F::NONE, debug);
+    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category", F::NONE, debug);
+    args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
+    args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: debug.log); -nodebuglogfile disables it", F::NONE, debug);
+    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (always on in coinsdb)", F::NONE, debug);
+    args.AddArg("-dbbatchsize=<n>", "Maximum database write batch size in bytes (default: " + std::to_string(DEFAULT_DB_BATCH_SIZE) + ")", F::DEBUG_ONLY, debug);
+    args.AddArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug);
+    args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable)", F::DEBUG_ONLY, debug);
+
+    const std::string rpc = "RPC server options";
+    args.AddArg("-server", "Accept JSON-RPC commands (always on in coinsdb)", F::NONE, rpc);
+    args.AddArg("-rpcbind=<addr>[:port]", "Bind to given address to listen for JSON-RPC connections (default: 127.0.0.1 and ::1). Ignored unless -rpcallowip is also given", F::NETWORK_ONLY, rpc);
+    args.AddArg("-rpcallowip=<ip>", "Allow JSON-RPC connections from specified source: a single IP or a network/netmask or network/CIDR. Repeatable", F::NONE, rpc);
+    args.AddArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
+    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", F::NONE, rpc);
+    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", F::NONE, rpc);
+    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location", F::NONE, rpc);
+    args.AddArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc);
+    args.AddArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: 30)", F::DEBUG_ONLY, rpc);
+
+    // Subsystems coinsdb does not have: accepted so that published scripts
+    // run unchanged, logged once at start-up.
+    const char* no_p2p = "no peer-to-peer network";
+    for (const char* name : {"-blocksonly", "-connect=<ip>", "-listen", "-port=<port>", "-bind=<addr>", "-addnode=<ip>",
+                             "-seednode=<ip>", "-dnsseed", "-discover", "-upnp", "-natpmp", "-maxconnections=<n>",
+                             "-onlynet=<net>", "-proxy=<ip:port>", "-listenonion", "-externalip=<ip>", "-maxuploadtarget=<n>"}) {
+        args.AddIgnoredArg(name, no_p2p);
+    }
+    for (const char* name : {"-txindex", "-blockfilterindex=<type>", "-coinstatsindex", "-peerblockfilters"}) {
+        args.AddIgnoredArg(name, "no indexes");
+    }
+    for (const char* name : {"-prune=<n>", "-reindex", "-reindex-chainstate", "-loadblock=<file>", "-assumevalid=<hex>",
+                             "-blocksdir=<dir>", "-blocksxor", "-par=<n>", "-checkblocks=<n>", "-checklevel=<n>"}) {
+        args.AddIgnoredArg(name, "no block storage or validation");
+    }
+    for (const char* name : {"-disablewallet", "-wallet=<path>", "-walletdir=<dir>", "-fallbackfee=<amt>"}) {
+        args.AddIgnoredArg(name, "no wallet");
+    }
+    for (const char* name : {"-maxmempool=<n>", "-mempoolexpiry=<n>", "-persistmempool", "-zmqpubrawblock=<address>",
+                             "-zmqpubhashblock=<address>", "-rest", "-alertnotify=<cmd>", "-blocknotify=<cmd>",
+                             "-startupnotify=<cmd>", "-shutdownnotify=<cmd>", "-fastprune", "-checkmempool=<n>",
+                             "-checkpoints", "-shrinkdebugfile", "-logips", "-logthreadnames", "-logsourcelocations"}) {
+        args.AddIgnoredArg(name, "no mempool, notifications or REST in coinsdb");
+    }
+}
+
+} // namespace node

@@ -1,0 +1,281 @@
+#include <node/chainstate.h>
+
+#include <kernel/coinstats.h>
+#include <node/utxo_snapshot.h>
+#include <streams.h>
+#include <util/log.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace node {
+namespace {
+
+// Upstream's split while a snapshot chainstate exists: it does all the
+// work, the other one only waits.
+constexpr double SNAPSHOT_CACHE_SHARE = 0.99;
+// Checking the cache size every this many coins bounds how far a load can
+// overshoot its budget: about 22 MB at the ~190 bytes a cached coin costs.
+constexpr uint64_t SNAPSHOT_FLUSH_CHECK_INTERVAL = 120'000;
+constexpr uint64_t SNAPSHOT_PROGRESS_INTERVAL = 1'000'000;
+// A cache at 90% of its budget is "large", as upstream.
+constexpr double LARGE_CACHE_SHARE = 0.9;
+
+constexpr const char* BASE_BLOCKHASH_FILE = "base_blockhash";
+// coinsdb's own addition beside upstream's base_blockhash file.
+constexpr const char* BASE_INFO_FILE = "coinsdb_snapshot_base";
+
+double InMB(size_t bytes) { return bytes / (1000.0 * 1000.0); }
+
+void WriteSnapshotBaseFiles(const std::filesystem::path& dir, const SnapshotBase& base)
+{
+    {
+        AutoFile file{std::fopen((dir / BASE_BLOCKHASH_FILE).c_str(), "wb")};
+        if (file.IsNull()) throw std::runtime_error("Cannot write " + (dir / BASE_BLOCKHASH_FILE).string());
+        file << base.blockhash;
+        if (file.fclose() != 0) throw std::runtime_error("Cannot write " + (dir / BASE_BLOCKHASH_FILE).string());
+    }
+    std::ofstream info{dir / BASE_INFO_FILE};
+    info << base.height << ' ' << base.chain_tx_count << '\n';
+    if (!info.good()) throw std::runtime_error("Cannot write " + (dir / BASE_INFO_FILE).string());
+}
+
+std::optional<SnapshotBase> ReadSnapshotBaseFiles(const std::filesystem::path& dir, const CChainParams& params)
+{
+    SnapshotBase base{};
+    AutoFile file{std::fopen((dir / BASE_BLOCKHASH_FILE).c_str(), "rb")};
+    if (file.IsNull()) return std::nullopt;
+    try {
+        file >> base.blockhash;
+    } catch (const std::ios_base::failure&) {
+        return std::nullopt;
+    }
+    std::ifstream info{dir / BASE_INFO_FILE};
+    if (!(info >> base.height >> base.chain_tx_count)) {
+        auto entry = params.AssumeutxoForBlockhash(base.blockhash);
+        if (!entry) return std::nullopt;
+        base.height = entry->height;
+        base.chain_tx_count = entry->chain_tx_count;
+    }
+    return base;
+}
+
+// Upstream's FlushSnapshotToDisk, with its log lines.
+void FlushSnapshotToDisk(CCoinsViewCache& cache, bool snapshot_loaded)
+{
+    LogTimer timer{"FlushSnapshotToDisk", fmt::format("{} ({:.2f} MB)", snapshot_loaded ? "saving snapshot chainstate" : "flushing coins cache",
+                                                      InMB(cache.DynamicMemoryUsage()))};
+    cache.Flush();
+}
+
+} // namespace
+
+Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
+                       size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot)
+    : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}
+{
+    m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe}, options);
+    m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
+    if (m_snapshot) m_tip_height = m_snapshot->height;
+}
+
+CoinsCacheSizeState Chainstate::GetCoinsCacheSizeState() const
+{
+    const size_t usage = m_cache->DynamicMemoryUsage();
+    if (usage > m_cache_budget) return CoinsCacheSizeState::CRITICAL;
+    if (usage > m_cache_budget * LARGE_CACHE_SHARE) return CoinsCacheSizeState::LARGE;
+    return CoinsCacheSizeState::OK;
+}
+
+void Chainstate::SetTip(const uint256& hash, int height)
+{
+    m_cache->SetBestBlock(hash);
+    m_tip_height = height;
+}
+
+void Chainstate::Flush()
+{
+    const auto start = std::chrono::steady_clock::now();
+    m_cache->Flush();
+    m_last_flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Chainstate::Close()
+{
+    m_cache.reset();
+    m_db.reset();
+}
+
+ChainstateManager::ChainstateManager(ChainstateManagerOptions options) : m_options{std::move(options)} {}
+
+ChainstateManager::~ChainstateManager() = default;
+
+void ChainstateManager::LoadChainstates()
+{
+    std::lock_guard lock{m_mutex};
+    const auto& sizes = m_options.cache_sizes;
+    m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.coins_view,
+                                                    /*wipe=*/false, sizes.coins, std::nullopt);
+    if (m_ibd_chainstate->TipHash().IsNull()) {
+        // A new chainstate starts as the UTXO set after genesis: empty,
+        // since the genesis output is not spendable.
+        LogInfo("Initializing chainstate at the genesis block {}", Params().GenesisHash().GetHex());
+        m_ibd_chainstate->SetTip(Params().GenesisHash(), 0);
+        m_ibd_chainstate->Flush();
+    } else if (m_ibd_chainstate->TipHash() != Params().GenesisHash()) {
+        LogWarning("chainstate/ tip {} is not the genesis block; its height is unknown to coinsdb", m_ibd_chainstate->TipHash().GetHex());
+        m_ibd_chainstate->SetTip(m_ibd_chainstate->TipHash(), -1);
+    }
+
+    if (std::filesystem::exists(SnapshotDir())) {
+        auto base = ReadSnapshotBaseFiles(SnapshotDir(), Params());
+        if (!base) {
+            // No base file: a load that never finished. Its coins can't be trusted.
+            LogWarning("Removing incomplete snapshot chainstate in {}", SnapshotDir().string());
+            std::filesystem::remove_all(SnapshotDir());
+        } else {
+            LogInfo("[snapshot] detected active snapshot chainstate ({}) - loading", SnapshotDir().string());
+            m_snapshot_chainstate = OpenSnapshotChainstate(*base, /*wipe=*/false);
+            if (m_snapshot_chainstate->TipHash() != base->blockhash) {
+                throw std::runtime_error("Snapshot chainstate tip " + m_snapshot_chainstate->TipHash().GetHex() +
+                                         " does not match its base block " + base->blockhash.GetHex());
+            }
+        }
+    }
+    RebalanceCaches();
+    LogInfo("Active chainstate: {} at height {}, best block {}", Active().Dir().filename().string(), Active().TipHeight(),
+            Active().TipHash().GetHex());
+}
+
+std::unique_ptr<Chainstate> ChainstateManager::OpenSnapshotChainstate(const SnapshotBase& base, bool wipe)
+{
+    const auto& sizes = m_options.cache_sizes;
+    return std::make_unique<Chainstate>(SnapshotDir(), sizes.coins_db, m_options.coins_view, wipe,
+                                        static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base);
+}
+
+void ChainstateManager::RebalanceCaches()
+{
+    const size_t total = m_options.cache_sizes.coins;
+    if (m_snapshot_chainstate) {
+        m_snapshot_chainstate->SetCoinsCacheBudget(static_cast<size_t>(total * SNAPSHOT_CACHE_SHARE));
+        m_ibd_chainstate->SetCoinsCacheBudget(total - m_snapshot_chainstate->CoinsCacheBudget());
+    } else {
+        m_ibd_chainstate->SetCoinsCacheBudget(total);
+    }
+}
+
+Chainstate& ChainstateManager::Active()
+{
+    return m_snapshot_chainstate ? *m_snapshot_chainstate : *m_ibd_chainstate;
+}
+
+std::vector<Chainstate*> ChainstateManager::All()
+{
+    std::vector<Chainstate*> out;
+    if (m_ibd_chainstate) out.push_back(m_ibd_chainstate.get());
+    if (m_snapshot_chainstate) out.push_back(m_snapshot_chainstate.get());
+    return out;
+}
+
+void ChainstateManager::FlushAll()
+{
+    std::lock_guard lock{m_mutex};
+    for (Chainstate* chainstate : All()) chainstate->Flush();
+}
+
+namespace {
+
+// Reads every coin into the snapshot chainstate's cache, flushing when the
+// cache outgrows its budget, then saves it.
+uint64_t PopulateSnapshot(Chainstate& chainstate, AutoFile& file, const SnapshotMetadata& metadata, int base_height,
+                          const std::atomic<bool>& interrupt)
+{
+    CCoinsViewCache& cache = chainstate.CoinsTip();
+    SnapshotCoinReader reader{file, metadata, base_height};
+    COutPoint outpoint;
+    Coin coin;
+    while (reader.Next(outpoint, coin)) {
+        cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
+        const uint64_t loaded = reader.CoinsRead();
+        if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
+            LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,
+                    InMB(cache.DynamicMemoryUsage()));
+        }
+        if (loaded % SNAPSHOT_FLUSH_CHECK_INTERVAL == 0) {
+            if (interrupt) throw std::runtime_error("Snapshot load interrupted by shutdown");
+            if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
+                // The real best block is only set once every coin is in;
+                // any non-null value lets this intermediate flush proceed,
+                // and 'H' marks the database as incomplete meanwhile.
+                cache.SetBestBlock(metadata.base_blockhash);
+                FlushSnapshotToDisk(cache, /*snapshot_loaded=*/false);
+            }
+        }
+    }
+    cache.SetBestBlock(metadata.base_blockhash);
+    return reader.CoinsRead();
+}
+
+} // namespace
+
+SnapshotLoadResult ChainstateManager::ActivateSnapshot(const std::filesystem::path& path, const std::atomic<bool>& interrupt)
+{
+    bool expected = false;
+    if (!m_snapshot_loading.compare_exchange_strong(expected, true)) {
+        throw std::runtime_error("Another snapshot load is already in progress");
+    }
+    struct ResetFlag {
+        std::atomic<bool>& flag;
+        ~ResetFlag() { flag = false; }
+    } reset{m_snapshot_loading};
+
+    {
+        std::lock_guard lock{m_mutex};
+        if (m_snapshot_chainstate) throw std::runtime_error("Can't activate a snapshot-based chainstate more than once");
+    }
+
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    if (file.IsNull()) throw std::runtime_error("Couldn't open file " + path.string() + " for reading.");
+    const SnapshotMetadata metadata = SnapshotMetadata::Read(file, Params().MessageStart());
+    const AssumeutxoData au_data = CheckSnapshotBase(metadata, Params());
+    const SnapshotBase base{metadata.base_blockhash, au_data.height, au_data.chain_tx_count};
+
+    LogInfo("[snapshot] loading {} coins from snapshot {}", metadata.coins_count, metadata.base_blockhash.GetHex());
+    std::unique_ptr<Chainstate> chainstate;
+    try {
+        chainstate = OpenSnapshotChainstate(base, /*wipe=*/true);
+        const uint64_t loaded = PopulateSnapshot(*chainstate, file, metadata, au_data.height, interrupt);
+        const size_t loaded_usage = chainstate->CoinsTip().DynamicMemoryUsage();
+        LogInfo("[snapshot] loaded {} ({:.2f} MB) coins from snapshot {}", loaded, InMB(loaded_usage),
+                metadata.base_blockhash.GetHex());
+        FlushSnapshotToDisk(chainstate->CoinsTip(), /*snapshot_loaded=*/true);
+
+        const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, chainstate->CoinsDB(),
+                                                    [&] { if (interrupt) throw std::runtime_error("Snapshot validation interrupted by shutdown"); });
+        if (!stats) throw std::runtime_error("Failed to compute the snapshot's UTXO statistics");
+        if (stats->hash_serialized != au_data.hash_serialized) {
+            throw SnapshotError(fmt::format("Bad snapshot content hash: expected {}, got {}", au_data.hash_serialized.GetHex(),
+                                            stats->hash_serialized.GetHex()));
+        }
+        WriteSnapshotBaseFiles(SnapshotDir(), base);
+        LogInfo("[snapshot] validated snapshot ({:.2f} MB)", InMB(loaded_usage));
+    } catch (...) {
+        // Nothing of a failed load may survive: the next start must not
+        // mistake a partial set for a snapshot chainstate.
+        if (chainstate) chainstate->Close();
+        std::error_code ec;
+        std::filesystem::remove_all(SnapshotDir(), ec);
+        LogError("[snapshot] load of {} failed; removed {}", path.string(), SnapshotDir().string());
+        throw;
+    }
+
+    std::lock_guard lock{m_mutex};
+    m_snapshot_chainstate = std::move(chainstate);
+    RebalanceCaches();
+    LogInfo("[snapshot] successfully activated snapshot {}", metadata.base_blockhash.GetHex());
+    return {metadata.coins_count, metadata.base_blockhash, au_data.height};
+}
+
+} // namespace node

@@ -1,0 +1,126 @@
+#ifndef COINSDB_NODE_CHAINSTATE_H
+#define COINSDB_NODE_CHAINSTATE_H
+
+#include <coins.h>
+#include <kernel/caches.h>
+#include <kernel/chainparams.h>
+#include <txdb.h>
+#include <uint256.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace node {
+
+// How full the in-memory coins cache is relative to its budget.
+enum class CoinsCacheSizeState { OK, LARGE, CRITICAL };
+
+// Where a snapshot chainstate came from; kept beside it on disk so that a
+// restart finds it without the -assumeutxo entry it was loaded with.
+struct SnapshotBase {
+    uint256 blockhash;
+    int height;
+    uint64_t chain_tx_count;
+};
+
+// One UTXO set: the chainstate database plus the coins cache on top of it.
+class Chainstate
+{
+public:
+    Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
+               size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot);
+
+    CCoinsViewDB& CoinsDB() { return *m_db; }
+    CCoinsViewCache& CoinsTip() { return *m_cache; }
+    const std::filesystem::path& Dir() const { return m_dir; }
+    const std::optional<SnapshotBase>& Snapshot() const { return m_snapshot; }
+
+    size_t CoinsCacheBudget() const { return m_cache_budget; }
+    void SetCoinsCacheBudget(size_t bytes) { m_cache_budget = bytes; }
+    CoinsCacheSizeState GetCoinsCacheSizeState() const;
+
+    uint256 TipHash() const { return m_cache->GetBestBlock(); }
+    int TipHeight() const { return m_tip_height; }
+    void SetTip(const uint256& hash, int height);
+
+    // Writes every change and empties the cache (baseline flush).
+    void Flush();
+    double LastFlushMs() const { return m_last_flush_ms; }
+
+    // Closes the database so the directory can be removed.
+    void Close();
+
+private:
+    std::filesystem::path m_dir;
+    std::unique_ptr<CCoinsViewDB> m_db;
+    std::unique_ptr<CCoinsViewCache> m_cache;
+    size_t m_cache_budget;
+    int m_tip_height{0};
+    std::optional<SnapshotBase> m_snapshot;
+    double m_last_flush_ms{0};
+};
+
+struct ChainstateManagerOptions {
+    CChainParams params;
+    // The network's data directory (e.g. <datadir>/regtest).
+    std::filesystem::path datadir;
+    kernel::CacheSizes cache_sizes;
+    CoinsViewOptions coins_view;
+};
+
+struct SnapshotLoadResult {
+    uint64_t coins_loaded;
+    uint256 base_blockhash;
+    int base_height;
+};
+
+// The node's chainstates: the one in chainstate/ and, after loadtxoutset,
+// the snapshot one in chainstate_snapshot/, which is then the active one.
+class ChainstateManager
+{
+public:
+    explicit ChainstateManager(ChainstateManagerOptions options);
+    ~ChainstateManager();
+
+    // Opens chainstate/ (starting it at genesis when new) and, when present,
+    // chainstate_snapshot/. Throws on a database error.
+    void LoadChainstates();
+
+    // Guards every chainstate; RPCs and shutdown take it.
+    std::recursive_mutex& Mutex() { return m_mutex; }
+
+    Chainstate& Active();
+    std::vector<Chainstate*> All();
+    const CChainParams& Params() const { return m_options.params; }
+    const ChainstateManagerOptions& Options() const { return m_options; }
+
+    // Loads, flushes and validates a snapshot into chainstate_snapshot/ and
+    // makes it the active chainstate. On any failure the directory is
+    // removed, chainstate/ is untouched, and the exception says why.
+    SnapshotLoadResult ActivateSnapshot(const std::filesystem::path& path, const std::atomic<bool>& interrupt);
+    bool IsSnapshotLoading() const { return m_snapshot_loading; }
+
+    // Flushes every chainstate (shutdown, before statistics).
+    void FlushAll();
+
+private:
+    std::filesystem::path SnapshotDir() const { return m_options.datadir / "chainstate_snapshot"; }
+    std::unique_ptr<Chainstate> OpenSnapshotChainstate(const SnapshotBase& base, bool wipe);
+    void RebalanceCaches();
+
+    ChainstateManagerOptions m_options;
+    std::recursive_mutex m_mutex;
+    std::unique_ptr<Chainstate> m_ibd_chainstate;
+    std::unique_ptr<Chainstate> m_snapshot_chainstate;
+    std::atomic<bool> m_snapshot_loading{false};
+};
+
+} // namespace node
+
+#endif // COINSDB_NODE_CHAINSTATE_H

@@ -1,0 +1,39 @@
+#ifndef COINSDB_NODE_CONTEXT_H
+#define COINSDB_NODE_CONTEXT_H
+
+#include <kernel/caches.h>
+#include <node/chainstate.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+class ArgsManager;
+
+namespace node {
+
+// Everything a running node shares between init, RPC handlers and shutdown.
+struct NodeContext {
+    ArgsManager* args{nullptr};
+    std::unique_ptr<ChainstateManager> chainman;
+    std::optional<kernel::CacheSizes> cache_sizes;
+    std::chrono::steady_clock::time_point start_time{std::chrono::steady_clock::now()};
+
+    // Set by a signal or the stop RPC; everything long-running polls it.
+    std::atomic<bool> shutdown_requested{false};
+    std::mutex shutdown_mutex;
+    std::condition_variable shutdown_cv;
+
+    void RequestShutdown()
+    {
+        shutdown_requested = true;
+        shutdown_cv.notify_all();
+    }
+};
+
+} // namespace node
+
+#endif // COINSDB_NODE_CONTEXT_H

@@ -1,0 +1,402 @@
+#include <node/init.h>
+
+#include <dbwrapper.h>
+#include <kernel/chainparams.h>
+#include <node/args_setup.h>
+#include <node/caches.h>
+#include <node/chainstate.h>
+#include <node/coins_view_args.h>
+#include <node/context.h>
+#include <node/rpc_blockchain.h>
+#include <rpc/auth.h>
+#include <rpc/httpserver.h>
+#include <rpc/server.h>
+#include <util/args.h>
+#include <util/log.h>
+#include <util/strencodings.h>
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <sys/file.h>
+#include <thread>
+#include <unistd.h>
+
+namespace node {
+namespace {
+
+constexpr const char* CLIENT_NAME = "coinsdb";
+constexpr const char* CLIENT_VERSION = "0.1.0";
+// Above this the final flush gets a warning: it can take minutes.
+constexpr size_t WARN_FLUSH_COINS_SIZE = size_t{1} << 30;
+
+std::atomic<bool>* g_shutdown_flag{nullptr};
+
+void HandleSignal(int)
+{
+    // Only an atomic store: anything more is not async-signal-safe.
+    if (g_shutdown_flag) g_shutdown_flag->store(true);
+}
+
+void InstallSignalHandlers(std::atomic<bool>& flag)
+{
+    g_shutdown_flag = &flag;
+    struct sigaction action {};
+    action.sa_handler = HandleSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGHUP, SIG_IGN);
+}
+
+// Holds an exclusive lock on <dir>/.lock for the life of the process.
+class DirectoryLock
+{
+public:
+    bool Acquire(const std::filesystem::path& dir, std::string& error)
+    {
+        const auto path = dir / ".lock";
+        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+        if (m_fd < 0 || ::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            error = fmt::format("Cannot obtain a lock on directory {}. {} is probably already running.", dir.string(), CLIENT_NAME);
+            return false;
+        }
+        return true;
+    }
+    ~DirectoryLock()
+    {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+
+private:
+    int m_fd{-1};
+};
+
+// With -daemon the parent waits on this pipe until the child is ready or
+// has failed, so scripts can call bitcoin-cli as soon as it returns.
+class DaemonPipe
+{
+public:
+    // Forks. Returns true in the child; the parent never returns (it exits
+    // with the child's start-up result).
+    bool Detach()
+    {
+        int fds[2];
+        if (::pipe(fds) != 0) return false;
+        const pid_t pid = ::fork();
+        if (pid < 0) return false;
+        if (pid > 0) {
+            ::close(fds[1]);
+            std::string message;
+            char buffer[512];
+            ssize_t n;
+            while ((n = ::read(fds[0], buffer, sizeof(buffer))) > 0) message.append(buffer, n);
+            if (message.empty() || message[0] != '0') {
+                std::cerr << (message.size() > 1 ? message.substr(1) : "Error: bitcoind exited during start-up") << std::endl;
+                std::_Exit(EXIT_FAILURE);
+            }
+            std::_Exit(EXIT_SUCCESS);
+        }
+        ::close(fds[0]);
+        m_fd = fds[1];
+        ::setsid();
+        return true;
+    }
+
+    void Report(bool ok, const std::string& error = "")
+    {
+        if (m_fd < 0) return;
+        const std::string message = (ok ? "0" : "1") + error;
+        [[maybe_unused]] auto written = ::write(m_fd, message.data(), message.size());
+        ::close(m_fd);
+        m_fd = -1;
+        if (ok) {
+            // Detach from the terminal for good.
+            const int null_fd = ::open("/dev/null", O_RDWR);
+            if (null_fd >= 0) {
+                ::dup2(null_fd, STDIN_FILENO);
+                ::dup2(null_fd, STDOUT_FILENO);
+                ::dup2(null_fd, STDERR_FILENO);
+                ::close(null_fd);
+            }
+        }
+    }
+
+    bool Active() const { return m_fd >= 0; }
+
+private:
+    int m_fd{-1};
+};
+
+struct InitError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value)
+{
+    std::filesystem::path path{value};
+    return path.is_absolute() ? path : dir / path;
+}
+
+void SetupLogging(const ArgsManager& args, const std::filesystem::path& net_dir)
+{
+    if (!args.IsArgNegated("debuglogfile")) {
+        const auto log_path = AbsPathInDir(net_dir, args.GetArg("debuglogfile", "debug.log"));
+        if (!logging::OpenDebugLog(log_path.string())) throw InitError("Could not open debug log file " + log_path.string());
+    }
+    logging::SetPrintToConsole(args.GetBoolArg("printtoconsole", !args.GetBoolArg("daemon", false) && !args.GetBoolArg("daemonwait", false)));
+    for (const std::string& name : args.GetArgs("debug")) {
+        const auto category = logging::CategoryFromName(name.empty() ? "1" : name);
+        if (category == logging::Category::NONE) {
+            if (name != "0" && name != "none") LogWarning("Unsupported logging category -debug={}.", name);
+            continue;
+        }
+        logging::EnableCategory(category);
+    }
+    for (const std::string& name : args.GetArgs("debugexclude")) {
+        const auto category = logging::CategoryFromName(name);
+        if (category == logging::Category::NONE) {
+            LogWarning("Unsupported logging category -debugexclude={}.", name);
+            continue;
+        }
+        logging::DisableCategory(category);
+    }
+}
+
+void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
+{
+    for (const std::string& value : args.GetArgs("assumeutxo")) {
+        if (params.GetChainType() != ChainType::REGTEST && params.GetChainType() != ChainType::SIGNET) {
+            throw InitError("-assumeutxo is only available on regtest and signet, not on " + params.GetChainTypeString());
+        }
+        std::vector<std::string> parts;
+        for (size_t start = 0;;) {
+            const size_t colon = value.find(':', start);
+            parts.push_back(value.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+            if (colon == std::string::npos) break;
+            start = colon + 1;
+        }
+        const auto height = parts.size() >= 3 ? ParseInt64(parts[0]) : std::nullopt;
+        const auto blockhash = parts.size() >= 3 ? uint256::FromHex(parts[1]) : std::nullopt;
+        const auto hash = parts.size() >= 3 ? uint256::FromHex(parts[2]) : std::nullopt;
+        const auto tx_count = parts.size() == 4 ? ParseUInt64(parts[3]) : std::optional<uint64_t>{};
+        if (parts.size() < 3 || parts.size() > 4 || !height || *height < 0 || *height > INT32_MAX || !blockhash || !hash ||
+            (parts.size() == 4 && !tx_count)) {
+            throw InitError("Invalid -assumeutxo value '" + value + "': expected <height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]");
+        }
+        // Without a block index the chain's transaction count is unknown;
+        // height + 1 (one transaction a block) is the smallest it can be.
+        params.AddAssumeutxo({static_cast<int>(*height), *blockhash, *hash, tx_count.value_or(static_cast<uint64_t>(*height) + 1)});
+        LogInfo("Added assumeutxo entry at height {} for block {}", *height, blockhash->GetHex());
+    }
+}
+
+void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptions& coins_view, const ArgsManager& args)
+{
+    LogInfo("Cache configuration:");
+    LogInfo("* Using {:.1f} MiB for block index database", sizes.block_tree_db * (1.0 / MiB));
+    LogInfo("* Using {:.1f} MiB for chain state database", sizes.coins_db * (1.0 / MiB));
+    LogInfo("* Using {:.1f} MiB for in-memory UTXO set", sizes.coins * (1.0 / MiB));
+    LogInfo("* Using {} bytes ({:.1f} MiB) database write batch size ({})", coins_view.batch_write_bytes,
+            coins_view.batch_write_bytes * (1.0 / MiB), args.IsArgSet("dbbatchsize") ? "fixed by -dbbatchsize" : "default");
+}
+
+std::vector<std::string> RpcCredentials(const ArgsManager& args, const std::filesystem::path& net_dir, std::filesystem::path& cookie_path)
+{
+    std::vector<std::string> credentials;
+    const std::string user = args.GetArg("rpcuser", "");
+    const std::string password = args.GetArg("rpcpassword", "");
+    if (!password.empty()) {
+        credentials.push_back(user + ":" + password);
+        return credentials;
+    }
+    cookie_path = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", ".cookie"));
+    std::string cookie;
+    if (!GenerateAuthCookie(cookie_path, cookie)) throw InitError("Unable to write the RPC auth cookie " + cookie_path.string());
+    credentials.push_back(cookie);
+    return credentials;
+}
+
+HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainParams& params, std::vector<std::string> credentials)
+{
+    HTTPRPCServer::Options options;
+    options.port = static_cast<uint16_t>(args.GetIntArg("rpcport", params.DefaultRPCPort()));
+    options.allow_ips = args.GetArgs("rpcallowip");
+    // -rpcbind widens the listener only together with -rpcallowip, so that
+    // a typo cannot expose the RPC port to the world.
+    if (args.IsArgSet("rpcbind") && !options.allow_ips.empty()) {
+        options.bind_addresses = args.GetArgs("rpcbind");
+    } else if (args.IsArgSet("rpcbind")) {
+        LogWarning("Option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect");
+    }
+    options.auth_credentials = std::move(credentials);
+    options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", 4)));
+    options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", 30)));
+    return options;
+}
+
+void WaitForShutdown(NodeContext& node)
+{
+    std::unique_lock lock{node.shutdown_mutex};
+    while (!node.shutdown_requested) {
+        // Signals only set the flag, so poll it.
+        node.shutdown_cv.wait_for(lock, std::chrono::milliseconds{200});
+    }
+}
+
+void FinalFlush(NodeContext& node)
+{
+    if (!node.chainman) return;
+    std::lock_guard lock{node.chainman->Mutex()};
+    for (Chainstate* chainstate : node.chainman->All()) {
+        const size_t usage = chainstate->CoinsTip().DynamicMemoryUsage();
+        if (usage >= WARN_FLUSH_COINS_SIZE) {
+            LogWarning("Flushing large ({} GiB) UTXO set to disk, it may take several minutes", usage >> 30);
+        }
+        chainstate->Flush();
+    }
+}
+
+int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
+{
+    NodeContext node;
+    node.args = &args;
+    InstallSignalHandlers(node.shutdown_requested);
+
+    DirectoryLock lock;
+    std::string error;
+    if (!lock.Acquire(net_dir, error)) throw InitError(error);
+    SetupLogging(args, net_dir);
+
+    LogInfo("{} version v{}", CLIENT_NAME, CLIENT_VERSION);
+    LogInfo("Using data directory {}", net_dir.string());
+    LogInfo("Chain: {}", params.GetChainTypeString());
+    LogInfo("Scripts and signatures are not verified: coinsdb keeps the UTXO set only");
+    for (const auto& [name, why] : args.IgnoredArgsSet()) LogInfo("Option -{} has no effect in coinsdb ({})", name, why);
+    for (const auto& key : args.UnknownConfigKeys()) LogWarning("Ignoring unknown configuration value {}", key);
+
+    ApplyAssumeutxoArgs(args, params);
+    node.cache_sizes = CalculateCacheSizes(args, error);
+    if (!node.cache_sizes) throw InitError(error);
+    CoinsViewOptions coins_view;
+    if (!ReadCoinsViewArgs(args, coins_view, error)) throw InitError(error);
+    LogCacheConfiguration(*node.cache_sizes, coins_view, args);
+
+    RPCTable table;
+    table.SetWarmup(true, "Loading chainstate...");
+    RegisterBlockchainRPCCommands(table, node);
+    std::filesystem::path cookie_path;
+    HTTPRPCServer server;
+    if (!server.Start(RpcServerOptions(args, params, RpcCredentials(args, net_dir, cookie_path)),
+                      [&table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); }, error)) {
+        if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+        throw InitError("Unable to start HTTP server. " + error);
+    }
+
+    int exit_code = EXIT_SUCCESS;
+    try {
+        node.chainman = std::make_unique<ChainstateManager>(
+            ChainstateManagerOptions{params, net_dir, *node.cache_sizes, coins_view});
+        node.chainman->LoadChainstates();
+    } catch (const dbwrapper_error& e) {
+        server.Stop();
+        if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+        throw InitError(std::string{"Error opening coins database: "} + e.what());
+    }
+    table.SetWarmup(false, "");
+
+    const auto pid_path = AbsPathInDir(net_dir, args.GetArg("pid", "bitcoind.pid"));
+    if (daemon.Active()) {
+        std::ofstream{pid_path} << ::getpid() << '\n';
+    }
+    LogInfo("init message: Done loading");
+    daemon.Report(true);
+
+    if (const int64_t stop_height = args.GetIntArg("stopatheight", 0); stop_height > 0) {
+        const int tip = node.chainman->Active().TipHeight();
+        if (tip < stop_height) {
+            LogInfo("-stopatheight={}: the tip is at height {} and coinsdb has no block source to reach it; shutting down", stop_height, tip);
+            node.RequestShutdown();
+        }
+    }
+
+    WaitForShutdown(node);
+    LogInfo("Shutdown: In progress...");
+    server.Interrupt();
+    server.Stop();
+    try {
+        FinalFlush(node);
+    } catch (const std::exception& e) {
+        LogError("Final flush failed: {}", e.what());
+        exit_code = EXIT_FAILURE;
+    }
+    node.chainman.reset();
+    if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+    std::error_code ec;
+    std::filesystem::remove(pid_path, ec);
+    LogInfo("Shutdown: done");
+    logging::CloseDebugLog();
+    return exit_code;
+}
+
+} // namespace
+
+int AppMain(int argc, char* argv[])
+{
+    ArgsManager args;
+    SetupServerArgs(args);
+    std::string error;
+    if (!args.ParseParameters(argc, argv, error)) {
+        std::cerr << "Error: Error parsing command line arguments: " << error << std::endl;
+        return EXIT_FAILURE;
+    }
+    if (args.IsArgSet("?") || args.IsArgSet("help") || args.IsArgSet("help-debug")) {
+        std::cout << CLIENT_NAME << " daemon version v" << CLIENT_VERSION << "\n\nUsage:  bitcoind [options]\n\n"
+                  << args.GetHelpMessage(args.IsArgSet("help-debug"));
+        return EXIT_SUCCESS;
+    }
+    if (args.IsArgSet("version")) {
+        std::cout << CLIENT_NAME << " daemon version v" << CLIENT_VERSION << "\n";
+        return EXIT_SUCCESS;
+    }
+    if (!args.Positionals().empty()) {
+        std::cerr << "Error: Command line contains unexpected token '" << args.Positionals().front()
+                  << "', see bitcoind -h for a list of options." << std::endl;
+        return EXIT_FAILURE;
+    }
+
+    DaemonPipe daemon;
+    try {
+        const auto datadir = args.GetDataDirBase();
+        std::filesystem::create_directories(datadir);
+        if (!args.ReadConfigFiles(error)) throw InitError("Error reading configuration file: " + error);
+        const auto chain_name = args.GetChainTypeString(error);
+        if (!chain_name) throw InitError(error);
+        args.SelectConfigNetwork(*chain_name);
+        CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
+        const auto net_dir = datadir / params.DataDirName();
+        std::filesystem::create_directories(net_dir);
+
+        if (args.GetBoolArg("daemon", false) || args.GetBoolArg("daemonwait", false)) {
+            std::cout << CLIENT_NAME << " starting" << std::endl;
+            if (!daemon.Detach()) throw InitError("Failed to daemonize");
+        }
+        return RunNode(args, net_dir, std::move(params), daemon);
+    } catch (const std::exception& e) {
+        const std::string message = std::string{"Error: "} + e.what();
+        LogError("{}", e.what());
+        if (daemon.Active()) {
+            daemon.Report(false, message);
+        } else {
+            std::cerr << message << std::endl;
+        }
+        return EXIT_FAILURE;
+    }
+}
+
+} // namespace node
