@@ -1,0 +1,104 @@
+// coinsdb-gensnapshot: writes a synthetic, deterministic UTXO snapshot (see
+// tools/snapshot_generator.h) and prints what -assumeutxo needs to load it.
+
+#include <kernel/chainparams.h>
+#include <tools/snapshot_generator.h>
+#include <util/args.h>
+#include <util/strencodings.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+// Coins and heights beyond these are typos, not benchmarks; the height bound
+// also caps the one-bit-per-block coinbase map at 6 MB.
+constexpr uint64_t MAX_COINS = 1'000'000'000;
+constexpr int64_t MAX_BASE_HEIGHT = 50'000'000;
+
+void SetupArgs(ArgsManager& args)
+{
+    const std::string cat{"Options"};
+    args.AddArg("-output=<path>", "Snapshot file to write (must not exist yet)", ArgsManager::NONE, cat);
+    args.AddArg("-coins=<n>", fmt::format("Number of coins, 1 to {}", MAX_COINS), ArgsManager::NONE, cat);
+    args.AddArg("-seed=<n>", "Seed; the same seed and options give the same file (default: 0)", ArgsManager::NONE, cat);
+    args.AddArg("-height=<n>", fmt::format("Base block height, 1 to {} (default: 840000)", MAX_BASE_HEIGHT), ArgsManager::NONE, cat);
+    args.AddArg("-chain=<chain>", "Network magic to write: regtest, signet, test or testnet4 (default: regtest)", ArgsManager::NONE, cat);
+    args.AddArg("-blockhash=<hex>", "Base block hash (default: derived from seed, coins and height)", ArgsManager::NONE, cat);
+    args.AddArg("-help", "Print this help message and exit", ArgsManager::NONE, cat);
+    args.AddArg("-?", "Print this help message and exit", ArgsManager::NONE, cat);
+}
+
+uint64_t ParseBounded(const ArgsManager& args, const std::string& name, uint64_t fallback, uint64_t min, uint64_t max)
+{
+    const auto text = args.GetArg(name);
+    if (!text) return fallback;
+    const auto value = ParseUInt64(*text);
+    if (!value || *value < min || *value > max) {
+        throw std::invalid_argument(fmt::format("-{}={} is not a whole number from {} to {}", name, *text, min, max));
+    }
+    return *value;
+}
+
+CChainParams ParseChain(const ArgsManager& args)
+{
+    const std::string name = args.GetArg("chain", "regtest");
+    const auto chain = ChainTypeFromString(name);
+    if (!chain) throw std::invalid_argument(fmt::format("-chain={} is not a chain: use regtest, signet, test or testnet4", name));
+    // Mainnet takes no -assumeutxo entries, so it could never load the file.
+    if (*chain == ChainType::MAIN) throw std::invalid_argument("-chain=main is not supported: mainnet accepts no -assumeutxo entries");
+    return CChainParams::ForChain(*chain);
+}
+
+SnapshotGeneratorOptions ParseOptions(const ArgsManager& args)
+{
+    if (!args.IsArgSet("coins")) throw std::invalid_argument("-coins=<n> is required");
+    SnapshotGeneratorOptions options;
+    options.coins = ParseBounded(args, "coins", 0, 1, MAX_COINS);
+    options.seed = ParseBounded(args, "seed", 0, 0, UINT64_MAX);
+    options.base_height = static_cast<int>(ParseBounded(args, "height", 840'000, 1, MAX_BASE_HEIGHT));
+    if (const auto hex = args.GetArg("blockhash")) {
+        const auto hash = uint256::FromHex(*hex);
+        if (!hash || hash->IsNull()) throw std::invalid_argument(fmt::format("-blockhash={} is not a non-zero 64-digit hex hash", *hex));
+        options.base_blockhash = *hash;
+    }
+    return options;
+}
+
+int Run(int argc, char* argv[])
+{
+    ArgsManager args;
+    SetupArgs(args);
+    std::string error;
+    if (!args.ParseParameters(argc, argv, error)) throw std::invalid_argument(error);
+    if (!args.Positionals().empty()) throw std::invalid_argument("unexpected argument " + args.Positionals().front());
+    if (args.IsArgSet("help") || args.IsArgSet("?")) {
+        std::fputs(("Usage: coinsdb-gensnapshot -output=<path> -coins=<n> [options]\n\n" + args.GetHelpMessage(false)).c_str(), stdout);
+        return 0;
+    }
+    const auto output = args.GetArg("output");
+    if (!output || output->empty()) throw std::invalid_argument("-output=<path> is required");
+    const CChainParams params = ParseChain(args);
+    const SnapshotGeneratorOptions options = ParseOptions(args);
+
+    const auto info = GenerateSnapshotFile(*output, params, options);
+    std::puts(SnapshotInfoJson(info, *output, params.GetChainTypeString()).c_str());
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    try {
+        return Run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "Error: %s\n", e.what());
+        return 1;
+    }
+}
