@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Command-line and bitcoin.conf handling: network sections, the
+NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, -dbcache,
+the datadir lock, -help, -daemon and -stopatheight."""
+
+import os
+import signal
+import subprocess
+import time
+
+from test_framework.test_framework import BitcoinTestFramework
+from test_framework.util import (
+    assert_equal,
+    assert_in,
+    assert_not_in,
+    get_free_port,
+)
+
+MIB = 1 << 20
+
+
+def cache_sizes_mib(dbcache_mib):
+    """The three -dbcache shares (block index db, coins db, coins cache) in
+    bytes, as kernel/caches.h splits them."""
+    total = max(dbcache_mib * MIB, 4 * MIB)
+    block_tree = min(total // 8, 2 * MIB)
+    coins_db = min((total - block_tree) // 2, 8 * MIB)
+    return block_tree, coins_db, total - block_tree - coins_db
+
+
+def cache_configuration_lines(dbcache_mib):
+    """The 'Cache configuration' lines a node logs for -dbcache=<n>."""
+    block_tree, coins_db, coins = cache_sizes_mib(dbcache_mib)
+    return [
+        "Cache configuration:",
+        "* Using %.1f MiB for block index database" % (block_tree / MIB),
+        "* Using %.1f MiB for chain state database" % (coins_db / MIB),
+        "* Using %.1f MiB for in-memory UTXO set" % (coins / MIB),
+    ]
+
+
+def process_alive(pid):
+    """True while pid runs; a zombie counts as gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class ConfigArgsTest(BitcoinTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 2
+
+    def setup_nodes(self):
+        self.add_nodes(self.num_nodes)
+
+    def run_test(self):
+        self.test_conf_sections()
+        self.test_conf_errors()
+        self.test_command_line_errors()
+        self.test_unknown_and_ignored()
+        self.test_dbcache()
+        self.test_datadir_lock()
+        self.test_help()
+        self.test_daemon()
+        self.test_stopatheight()
+
+    def test_conf_sections(self):
+        node = self.nodes[0]
+        real_port, bogus_port = get_free_port(), get_free_port()
+        self.log.info("bitcoin.conf: [regtest] values apply on regtest; a top-level rpcport is ignored there")
+        node.write_conf("\n".join([
+            "regtest=1",
+            "rpcport=%d" % bogus_port,        # NETWORK_ONLY: main only when top-level
+            "dbbatchsize=1048576",            # not NETWORK_ONLY: applies everywhere
+            "[main]",
+            "dbcache=100",
+            "[regtest]",
+            "rpcport=%d" % real_port,
+            "dbcache=7",
+            "",
+        ]))
+        node.rpc_port = real_port
+        with node.assert_debug_log(["Chain: regtest", "HTTP RPC server started on port(s) %d" % real_port]
+                                   + cache_configuration_lines(7)
+                                   + ["* Using 1048576 bytes (1.0 MiB) database write batch size (fixed by -dbbatchsize)"]):
+            node.start(use_rpcport=False)
+        info = node.getcoinscacheinfo()
+        assert_equal(info["dbcache"]["total"], 7 * MIB)
+        assert_equal(info["batch_size"], 1048576)
+        assert_not_in("HTTP RPC server started on port(s) %d" % bogus_port, node.read_debug_log())
+
+        self.log.info("bitcoin.conf: the command line overrides both the section and the top level")
+        with node.assert_debug_log(cache_configuration_lines(5)
+                                   + ["* Using 2097152 bytes (2.0 MiB) database write batch size (fixed by -dbbatchsize)"]):
+            node.restart(["-dbcache=5", "-dbbatchsize=2097152"], use_rpcport=False)
+        assert_equal(node.getcoinscacheinfo()["dbcache"]["total"], 5 * MIB)
+
+        self.log.info("bitcoin.conf: 'regtest.dbcache' at the top level is a [regtest] value")
+        node.write_conf("regtest=1\nregtest.dbcache=9\n")
+        with node.assert_debug_log(cache_configuration_lines(9)):
+            node.restart()
+        node.stop_node()
+
+        self.log.info("bitcoin.conf: -regtest on the command line selects regtest without a conf file")
+        node.write_conf("")
+        with node.assert_debug_log(["Chain: regtest"]):
+            node.start(["-regtest"])
+        node.stop_node()
+        node.write_conf("regtest=1\n")
+
+    def test_conf_errors(self):
+        node = self.nodes[1]
+        self.log.info("-conf naming a missing file fails")
+        missing = os.path.join(node.datadir, "missing.conf")
+        node.assert_start_raises_init_error(
+            ["-regtest", "-conf=missing.conf"],
+            'Error: Error reading configuration file: specified config file "%s" could not be opened.' % missing)
+
+        self.log.info("A conf line without '=' fails with its line number")
+        bad_conf = os.path.join(node.datadir, "bad.conf")
+        with open(bad_conf, "w", encoding="utf8") as f:
+            f.write("regtest=1\nnodebug\n")
+        node.assert_start_raises_init_error(
+            ["-conf=bad.conf"],
+            "Error: Error reading configuration file: parse error on line 2 of %s: nodebug, "
+            "if you intended to specify a negated option, use nodebug=1 instead" % bad_conf)
+
+    def test_command_line_errors(self):
+        node = self.nodes[1]
+        self.log.info("An unknown command-line option fails")
+        node.assert_start_raises_init_error(["-foo"], "Error: Error parsing command line arguments: Invalid parameter -foo")
+        node.assert_start_raises_init_error(["--foo=1"], "Error: Error parsing command line arguments: Invalid parameter -foo")
+        node.assert_start_raises_init_error(["-nofoo"], "Error: Error parsing command line arguments: Invalid parameter -nofoo")
+        self.log.info("A stray positional argument fails")
+        node.assert_start_raises_init_error(
+            ["foo"], "Error: Command line contains unexpected token 'foo', see bitcoind -h for a list of options.")
+        self.log.info("Two chains at once fail")
+        node.assert_start_raises_init_error(
+            ["-testnet"], "Error: Invalid combination of -regtest, -signet, -testnet, -testnet4 and -chain. Can use at most one.")
+        self.log.info("A -dbcache that is not a number fails")
+        node.assert_start_raises_init_error(["-dbcache=abc"], "Error: Invalid -dbcache value 'abc': expected a size in MiB")
+
+    def test_unknown_and_ignored(self):
+        node = self.nodes[0]
+        self.log.info("Unknown conf keys and sections are logged and ignored")
+        node.write_conf("regtest=1\nfoo=bar\n[bogus]\nbaz=1\n")
+        with node.assert_debug_log(["Ignoring unknown configuration value foo",
+                                    "Ignoring unknown configuration value [bogus] (section)",
+                                    "Ignoring unknown configuration value baz"]):
+            node.start()
+        node.stop_node()
+        node.write_conf("regtest=1\n")
+
+        self.log.info("Options of subsystems coinsdb lacks are accepted and logged as having no effect")
+        with node.assert_debug_log(["Option -blocksonly has no effect in coinsdb (no peer-to-peer network)",
+                                    "Option -connect has no effect in coinsdb (no peer-to-peer network)",
+                                    "Option -txindex has no effect in coinsdb (no indexes)",
+                                    "Option -prune has no effect in coinsdb (no block storage or validation)"],
+                                   unexpected_msgs=["Option -listen has no effect"]):
+            node.start(["-blocksonly=1", "-connect=0", "-txindex", "-prune=550"])
+        assert_equal(node.getblockcount(), 0)
+        node.stop_node()
+
+    def test_dbcache(self):
+        node = self.nodes[0]
+        for requested, effective in ((4, 4), (1, 4), (-5, 4), (100, 100), (1000, 1000)):
+            self.log.info("-dbcache=%d: Cache configuration shows the %d MiB split", requested, effective)
+            with node.assert_debug_log(cache_configuration_lines(effective)):
+                node.start(["-dbcache=%d" % requested])
+            block_tree, coins_db, coins = cache_sizes_mib(effective)
+            assert_equal(node.getcoinscacheinfo()["dbcache"], {"total": effective * MIB, "block_tree_db": block_tree,
+                                                               "coins_db": coins_db, "coins": coins})
+            node.stop_node()
+
+    def test_datadir_lock(self):
+        node = self.nodes[0]
+        self.log.info("A second bitcoind on the same datadir fails on the lock and leaves the first running")
+        node.start()
+        second = subprocess.run([self.bitcoind, "-datadir=" + node.datadir, "-rpcport=%d" % get_free_port(), "-printtoconsole=0"],
+                                capture_output=True, text=True, timeout=60)
+        assert_equal(second.returncode, 1)
+        assert_equal(second.stderr.strip(), "Error: Cannot obtain a lock on directory %s. coinsdb is probably already running."
+                     % node.net_dir)
+        assert os.path.exists(node.cookie_path)
+        assert_equal(node.getblockcount(), 0)
+
+        self.log.info("-daemon on a locked datadir: the parent reports the child's error and exits 1")
+        second = subprocess.run([self.bitcoind, "-datadir=" + node.datadir, "-rpcport=%d" % get_free_port(), "-daemon"],
+                                capture_output=True, text=True, timeout=60)
+        assert_equal(second.returncode, 1)
+        assert_equal(second.stdout, "coinsdb starting\n")
+        assert_equal(second.stderr.strip(), "Error: Cannot obtain a lock on directory %s. coinsdb is probably already running."
+                     % node.net_dir)
+        assert_equal(node.getblockcount(), 0)
+        node.stop_node()
+
+    def test_help(self):
+        self.log.info("-help lists -dbcache but not debug options; -help-debug lists -dbbatchsize")
+        help_text = subprocess.run([self.bitcoind, "-help"], capture_output=True, text=True, check=True).stdout
+        assert help_text.startswith("coinsdb daemon version v"), help_text[:100]
+        assert_in("\n  -dbcache=<n>\n", help_text)
+        assert_in("\n  -datadir=<dir>\n", help_text)
+        assert_not_in("-dbbatchsize", help_text)
+        assert_not_in("-assumeutxo", help_text)
+        debug_text = subprocess.run([self.bitcoind, "-help-debug"], capture_output=True, text=True, check=True).stdout
+        assert_in("\n  -dbbatchsize=<n>\n", debug_text)
+        assert_in("\n  -assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]\n", debug_text)
+        assert_in("\n  -dbcache=<n>\n", debug_text)
+        version = subprocess.run([self.bitcoind, "-version"], capture_output=True, text=True, check=True).stdout
+        assert version.startswith("coinsdb daemon version v"), version
+
+    def test_daemon(self):
+        node = self.nodes[1]
+        self.log.info("-daemon returns once the node serves RPC and writes bitcoind.pid")
+        node.rpc_port = get_free_port()
+        pid_file = os.path.join(node.net_dir, "bitcoind.pid")
+        started = subprocess.run([self.bitcoind, "-datadir=" + node.datadir, "-rpcport=%d" % node.rpc_port, "-daemon"],
+                                 capture_output=True, text=True, timeout=60)
+        assert_equal(started.returncode, 0)
+        assert_equal(started.stdout, "coinsdb starting\n")
+        assert_equal(started.stderr, "")
+        with open(pid_file, encoding="utf8") as f:
+            pid = int(f.read().strip())
+        try:
+            assert process_alive(pid)
+            # No retry: -daemon promises the RPC server is up when it returns.
+            assert_equal(node.rpc.getblockcount(), 0)
+            self.log.info("-daemon: the stop RPC ends the daemon and removes the pid file")
+            assert_equal(node.rpc.stop(), "coinsdb stopping")
+            self.wait_until(lambda: not process_alive(pid))
+            assert not os.path.exists(pid_file)
+            assert node.read_debug_log().rstrip().endswith("Shutdown: done")
+        finally:
+            if process_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+    def test_stopatheight(self):
+        node = self.nodes[1]
+        self.log.info("-stopatheight=1 on a chain at height 0 shuts down cleanly right after start-up")
+        offset = node.debug_log_size()
+        start = time.time()
+        node.start(["-stopatheight=1"], wait_for_rpc=False)
+        node.wait_until_stopped(expected_ret_code=0, timeout=30)
+        log = node.read_debug_log(offset)
+        assert_in("-stopatheight=1: the tip is at height 0 and coinsdb has no block source to reach it; shutting down", log)
+        assert log.rstrip().endswith("Shutdown: done"), log
+        self.log.info("-stopatheight=1 exited after %.2f s", time.time() - start)
+        node.start(["-stopatheight=0"])
+        node.stop_node()
+
+
+if __name__ == "__main__":
+    ConfigArgsTest(__file__).main()

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The JSON-RPC server over raw HTTP: authentication, JSON-RPC 1.0 and 2.0
+reply shapes and HTTP statuses, batches, notifications, parse and request
+errors, named parameters and help."""
+
+import base64
+import json
+import os
+import re
+import stat
+
+from test_framework.test_framework import BitcoinTestFramework
+from test_framework.util import assert_equal, assert_greater_than_or_equal, assert_in, assert_raises_rpc_error
+
+RPC_INVALID_REQUEST = -32600
+RPC_METHOD_NOT_FOUND = -32601
+RPC_PARSE_ERROR = -32700
+RPC_MISC_ERROR = -1
+RPC_INVALID_PARAMETER = -8
+RPC_TYPE_ERROR = -3
+
+
+class RPCInterfaceTest(BitcoinTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+
+    def post(self, body, **kwargs):
+        """(HTTP status, parsed JSON reply or None for an empty body)."""
+        if not isinstance(body, (str, bytes)):
+            body = json.dumps(body)
+        status, headers, data = self.nodes[0].rpc.post(body, **kwargs)
+        return status, (json.loads(data) if data else None), headers
+
+    def run_test(self):
+        self.test_auth()
+        self.test_versions()
+        self.test_batch()
+        self.test_errors()
+        self.test_params_and_help()
+
+    def test_auth(self):
+        self.log.info("No Authorization header: 401 with a WWW-Authenticate challenge")
+        status, reply, headers = self.post({"method": "getblockcount", "id": 1}, auth=False)
+        assert_equal(status, 401)
+        assert_equal(reply, None)
+        assert_equal(headers.get("WWW-Authenticate"), 'Basic realm="jsonrpc"')
+
+        self.log.info("A wrong password, a wrong user and a malformed header: 401")
+        user, _ = self.nodes[0].rpc.credentials()
+        for credentials in ("%s:wrong" % user, "nobody:wrong", ""):
+            header = "Basic " + base64.b64encode(credentials.encode()).decode()
+            status, reply, _ = self.post({"method": "getblockcount", "id": 1}, auth=False, headers={"Authorization": header})
+            assert_equal((status, reply), (401, None))
+        status, _, _ = self.post({"method": "getblockcount", "id": 1}, auth=False, headers={"Authorization": "Bearer x"})
+        assert_equal(status, 401)
+
+        self.log.info("The cookie: __cookie__ and 32 random bytes in hex, readable by the owner only")
+        node = self.nodes[0]
+        user, password = node.rpc.credentials()
+        assert_equal(user, "__cookie__")
+        assert re.fullmatch("[0-9a-f]{64}", password), password
+        assert_equal(stat.S_IMODE(os.stat(node.cookie_path).st_mode), 0o600)
+
+        self.log.info("The cookie's credentials: 200")
+        status, reply, _ = self.post({"method": "getblockcount", "id": 1})
+        assert_equal((status, reply), (200, {"result": 0, "error": None, "id": 1}))
+
+    def test_versions(self):
+        self.log.info("JSON-RPC 1.0 (no jsonrpc member): result, error and id, always")
+        status, reply, headers = self.post({"method": "getbestblockhash", "params": [], "id": "a"})
+        assert_equal(status, 200)
+        assert_equal(headers.get("Content-Type"), "application/json")
+        assert_equal(reply, {"result": self.nodes[0].getbestblockhash(), "error": None, "id": "a"})
+        status, reply, _ = self.post({"jsonrpc": "1.0", "method": "getblockcount", "id": 7})
+        assert_equal((status, reply), (200, {"result": 0, "error": None, "id": 7}))
+
+        self.log.info("JSON-RPC 2.0: jsonrpc, result and id, no error member")
+        status, reply, _ = self.post({"jsonrpc": "2.0", "method": "getblockcount", "id": 3})
+        assert_equal((status, reply), (200, {"jsonrpc": "2.0", "result": 0, "id": 3}))
+
+        self.log.info("Unknown method: HTTP 404 under 1.0, HTTP 200 with an error object under 2.0")
+        status, reply, _ = self.post({"method": "nosuchmethod", "id": 4})
+        assert_equal((status, reply), (404, {"result": None, "error": {"code": RPC_METHOD_NOT_FOUND, "message": "Method not found"},
+                                             "id": 4}))
+        status, reply, _ = self.post({"jsonrpc": "2.0", "method": "nosuchmethod", "id": 5})
+        assert_equal((status, reply), (200, {"jsonrpc": "2.0", "error": {"code": RPC_METHOD_NOT_FOUND,
+                                                                         "message": "Method not found"}, "id": 5}))
+        self.log.info("An application error: HTTP 500 under 1.0, 200 under 2.0")
+        status, reply, _ = self.post({"method": "dumptxoutset", "params": ["x", "bogus"], "id": 6})
+        assert_equal(status, 500)
+        assert_equal(reply["error"]["code"], RPC_INVALID_PARAMETER)
+        status, reply, _ = self.post({"jsonrpc": "2.0", "method": "dumptxoutset", "params": ["x", "bogus"], "id": 6})
+        assert_equal(status, 200)
+        assert_equal(reply["error"]["code"], RPC_INVALID_PARAMETER)
+
+        self.log.info("A 2.0 notification (no id) gets HTTP 204 and no body")
+        status, reply, _ = self.post({"jsonrpc": "2.0", "method": "getblockcount"})
+        assert_equal((status, reply), (204, None))
+        self.log.info("A 1.0 request without id still gets a reply, with id null")
+        status, reply, _ = self.post({"method": "getblockcount"})
+        assert_equal((status, reply), (200, {"result": 0, "error": None, "id": None}))
+
+    def test_batch(self):
+        self.log.info("A batch mixing good and unknown methods and both versions: one reply each, in order, HTTP 200")
+        status, reply, _ = self.post([
+            {"jsonrpc": "2.0", "method": "getblockcount", "id": 1},
+            {"jsonrpc": "2.0", "method": "nosuchmethod", "id": 2},
+            {"method": "getbestblockhash", "id": 3},
+            {"method": "nosuchmethod", "id": 4},
+            {"jsonrpc": "2.0", "method": "getblockcount"},  # a notification: no reply
+            {"jsonrpc": "2.0", "method": "getblockcount", "params": ["extra"], "id": 5},
+        ])
+        assert_equal(status, 200)
+        assert_equal(len(reply), 5)
+        assert_equal(reply[0], {"jsonrpc": "2.0", "result": 0, "id": 1})
+        assert_equal(reply[1], {"jsonrpc": "2.0", "error": {"code": RPC_METHOD_NOT_FOUND, "message": "Method not found"}, "id": 2})
+        assert_equal(reply[2], {"result": self.nodes[0].getbestblockhash(), "error": None, "id": 3})
+        assert_equal(reply[3], {"result": None, "error": {"code": RPC_METHOD_NOT_FOUND, "message": "Method not found"}, "id": 4})
+        assert_equal(reply[4]["id"], 5)
+        assert_equal(reply[4]["error"]["code"], RPC_MISC_ERROR)
+
+        self.log.info("A batch member that is not an object gets an Invalid Request reply")
+        status, reply, _ = self.post([42, {"jsonrpc": "2.0", "method": "getblockcount", "id": 9}])
+        assert_equal(status, 200)
+        assert_equal(reply[0], {"result": None, "error": {"code": RPC_INVALID_REQUEST, "message": "Invalid Request object"},
+                                "id": None})
+        assert_equal(reply[1], {"jsonrpc": "2.0", "result": 0, "id": 9})
+
+        self.log.info("An empty batch gets [], a batch of notifications gets 204")
+        assert_equal(self.post([])[:2], (200, []))
+        status, reply, _ = self.post([{"jsonrpc": "2.0", "method": "getblockcount"}] * 2)
+        assert_equal((status, reply), (204, None))
+
+    def test_errors(self):
+        self.log.info("Unparseable JSON: -32700 Parse error, HTTP 500")
+        status, reply, _ = self.post("{")
+        assert_equal((status, reply), (500, {"result": None, "error": {"code": RPC_PARSE_ERROR, "message": "Parse error"},
+                                             "id": None}))
+        status, reply, _ = self.post("42")
+        assert_equal((status, reply), (500, {"result": None, "error": {"code": RPC_PARSE_ERROR,
+                                                                       "message": "Top-level object parse error"}, "id": None}))
+
+        self.log.info("Malformed requests: -32600, HTTP 400, with the id echoed")
+        cases = [
+            ({"id": 1}, "Missing method"),
+            ({"method": 1, "id": 1}, "Method must be a string"),
+            ({"method": "getblockcount", "params": 1, "id": 1}, "Params must be an array or object"),
+        ]
+        for request, message in cases:
+            status, reply, _ = self.post(request)
+            assert_equal((status, reply), (400, {"result": None, "error": {"code": RPC_INVALID_REQUEST, "message": message},
+                                                 "id": 1}))
+        status, reply, _ = self.post({"jsonrpc": "3.0", "method": "getblockcount", "id": 1})
+        assert_equal(status, 400)
+        assert_equal(reply["error"], {"code": RPC_INVALID_REQUEST, "message": "JSON-RPC version not supported"})
+
+        self.log.info("Only POST to / is served")
+        status, _, _ = self.nodes[0].rpc.post("", method="GET")
+        assert_equal(status, 405)
+        status, _, _ = self.nodes[0].rpc.post(json.dumps({"method": "getblockcount", "id": 1}), path="/wallet/x")
+        assert_equal(status, 404)
+
+    def test_params_and_help(self):
+        node = self.nodes[0]
+        self.log.info("Named parameters; unknown names and extra positional parameters are refused")
+        info = node.rpc.gettxoutsetinfo(hash_type="none")
+        assert "hash_serialized_3" not in info
+        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Unknown named parameter bogus", node.rpc.gettxoutsetinfo, bogus=1)
+        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "bogus is not a valid hash_type", node.gettxoutsetinfo, "bogus")
+        assert_raises_rpc_error(RPC_MISC_ERROR, "getblockcount", node.getblockcount, 1)
+        assert_raises_rpc_error(RPC_TYPE_ERROR, "Expected type string for path", node.loadtxoutset, 1)
+        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Missing required parameter path", node.loadtxoutset)
+
+        self.log.info("help lists every command by category; help <command> and help <unknown>")
+        text = node.help()
+        for line in ("== Blockchain ==", "== Control ==", "getbestblockhash", "getblockcount", "gettxoutsetinfo",
+                     "gettxout", "getchainstates", "loadtxoutset", "dumptxoutset", "getcoinscacheinfo", "uptime", "stop"):
+            assert_in(line, text)
+        assert node.help("getblockcount").startswith("getblockcount\n"), node.help("getblockcount")
+        assert_equal(node.help("nosuchmethod"), "help: unknown command: nosuchmethod")
+        assert_greater_than_or_equal(node.uptime(), 0)
+
+
+if __name__ == "__main__":
+    RPCInterfaceTest(__file__).main()
