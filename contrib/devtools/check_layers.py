@@ -18,6 +18,7 @@ FILE_LAYERS = {
     "dbwrapper.h": "txdb", "dbwrapper.cpp": "txdb", "txdb.h": "txdb", "txdb.cpp": "txdb",
 }
 DIR_LAYERS = {"util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
+              "consensus": "primitives",
               "kernel": "kernel", "node": "node", "rpc": "rpc", "init": "node", "tools": "binaries"}
 # Binaries may use anything; rpc (HTTP/JSON-RPC plumbing) sits on util only.
 ALLOWED = {
