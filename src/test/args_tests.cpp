@@ -1,0 +1,206 @@
+// ArgsManager: Bitcoin Core's option conventions, table by table.
+
+#include <test/util/setup.h>
+#include <util/args.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <vector>
+
+namespace {
+
+ArgsManager MakeArgs()
+{
+    ArgsManager args;
+    args.AddArg("-dbcache=<n>", "", ArgsManager::NONE, "o");
+    args.AddArg("-debug=<c>", "", ArgsManager::NONE, "o");
+    args.AddArg("-daemon", "", ArgsManager::NONE, "o");
+    args.AddArg("-rpcport=<port>", "", ArgsManager::NETWORK_ONLY, "o");
+    args.AddArg("-datadir=<dir>", "", ArgsManager::NONE, "o");
+    args.AddArg("-conf=<file>", "", ArgsManager::NONE, "o");
+    args.AddArg("-regtest", "", ArgsManager::NONE, "o");
+    args.AddArg("-testnet", "", ArgsManager::NONE, "o");
+    args.AddArg("-testnet4", "", ArgsManager::NONE, "o");
+    args.AddArg("-signet", "", ArgsManager::NONE, "o");
+    args.AddArg("-chain=<c>", "", ArgsManager::NONE, "o");
+    args.AddArg("-dbbatchsize=<n>", "", ArgsManager::DEBUG_ONLY, "o");
+    args.AddIgnoredArg("-blocksonly", "no peer-to-peer network");
+    return args;
+}
+
+bool Parse(ArgsManager& args, std::vector<const char*> argv, std::string& error)
+{
+    argv.insert(argv.begin(), "bitcoind");
+    return args.ParseParameters(static_cast<int>(argv.size()), argv.data(), error);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(args_tests)
+
+BOOST_AUTO_TEST_CASE(command_line_forms)
+{
+    struct Case {
+        std::vector<const char*> argv;
+        const char* name;
+        bool is_set;
+        bool negated;
+        const char* value; // GetArg(name, "unset")
+        bool as_bool;      // GetBoolArg(name, false)
+    };
+    const std::vector<Case> cases{
+        //  argv                               name      set    negated value    bool
+        {{},                                   "daemon", false, false, "unset", false},
+        {{"-daemon"},                          "daemon", true,  false, "",      true},
+        {{"-daemon=1"},                        "daemon", true,  false, "1",     true},
+        {{"-daemon=0"},                        "daemon", true,  false, "0",     false},
+        {{"-nodaemon"},                        "daemon", true,  true,  "0",     false},
+        {{"-nodaemon=0"},                      "daemon", true,  false, "1",     true},
+        {{"--daemon"},                         "daemon", true,  false, "",      true},
+        {{"-dbcache=100", "-dbcache=200"},     "dbcache", true, false, "200",   true},
+        {{"-daemon", "-nodaemon"},             "daemon", true,  true,  "0",     false},
+    };
+    for (const auto& c : cases) {
+        ArgsManager args = MakeArgs();
+        std::string error;
+        BOOST_REQUIRE_MESSAGE(Parse(args, c.argv, error), error);
+        BOOST_TEST_CONTEXT("case " << (c.argv.empty() ? "(none)" : c.argv.back()))
+        {
+            BOOST_CHECK_EQUAL(args.IsArgSet(c.name), c.is_set);
+            BOOST_CHECK_EQUAL(args.IsArgNegated(c.name), c.negated);
+            BOOST_CHECK_EQUAL(args.GetArg(c.name, "unset"), c.value);
+            BOOST_CHECK_EQUAL(args.GetBoolArg(c.name, false), c.as_bool);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_and_malformed_options)
+{
+    const std::vector<std::pair<std::vector<const char*>, std::string>> cases{
+        {{"-foo"}, "Invalid parameter -foo"},
+        {{"--foo=1"}, "Invalid parameter -foo"},
+        {{"-nofoo"}, "Invalid parameter -nofoo"},
+        {{"-"}, "Invalid parameter -"},
+    };
+    for (const auto& [argv, expected] : cases) {
+        ArgsManager args = MakeArgs();
+        std::string error;
+        BOOST_CHECK(!Parse(args, argv, error));
+        BOOST_CHECK_EQUAL(error, expected);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(multi_values_and_negation_clears)
+{
+    ArgsManager args = MakeArgs();
+    std::string error;
+    BOOST_REQUIRE(Parse(args, {"-debug=coindb", "-debug=rpc"}, error));
+    BOOST_CHECK((args.GetArgs("debug") == std::vector<std::string>{"coindb", "rpc"}));
+    ArgsManager negated = MakeArgs();
+    BOOST_REQUIRE(Parse(negated, {"-debug=coindb", "-nodebug", "-debug=rpc"}, error));
+    BOOST_CHECK((negated.GetArgs("debug") == std::vector<std::string>{"rpc"}));
+}
+
+BOOST_FIXTURE_TEST_CASE(config_file_sections_and_precedence, TempDirFixture)
+{
+    std::ofstream{m_path / "bitcoin.conf"} << "# comment\n"
+                                               "dbcache=100\n"
+                                               "rpcport=1111\n"
+                                               "regtest.dbbatchsize=5\n"
+                                               "nodaemon=1\n"
+                                               "unknownkey=3\n"
+                                               "[regtest]\n"
+                                               "dbcache=200   # trailing comment\n"
+                                               "[main]\n"
+                                               "dbcache=300\n";
+    const std::string datadir_arg = "-datadir=" + m_path.string();
+    struct Case {
+        const char* network;
+        std::vector<const char*> extra;
+        std::string dbcache;
+        std::string rpcport;
+        std::string dbbatchsize;
+    };
+    const std::vector<Case> cases{
+        // network    extra argv          dbcache  rpcport  dbbatchsize
+        {"regtest", {},                   "200",   "unset", "5"},
+        {"main",    {},                   "300",   "1111",  "unset"},
+        {"test",    {},                   "100",   "unset", "unset"},
+        {"regtest", {"-dbcache=50"},      "50",    "unset", "5"},
+    };
+    for (const auto& c : cases) {
+        ArgsManager args = MakeArgs();
+        std::vector<const char*> argv{datadir_arg.c_str()};
+        argv.insert(argv.end(), c.extra.begin(), c.extra.end());
+        std::string error;
+        BOOST_REQUIRE(Parse(args, argv, error));
+        BOOST_REQUIRE_MESSAGE(args.ReadConfigFiles(error), error);
+        args.SelectConfigNetwork(c.network);
+        BOOST_TEST_CONTEXT("network " << c.network)
+        {
+            BOOST_CHECK_EQUAL(args.GetArg("dbcache", "unset"), c.dbcache);
+            BOOST_CHECK_EQUAL(args.GetArg("rpcport", "unset"), c.rpcport);
+            BOOST_CHECK_EQUAL(args.GetArg("dbbatchsize", "unset"), c.dbbatchsize);
+            BOOST_CHECK(args.IsArgNegated("daemon"));
+            BOOST_CHECK((args.UnknownConfigKeys() == std::vector<std::string>{"unknownkey"}));
+        }
+    }
+}
+
+BOOST_FIXTURE_TEST_CASE(config_file_errors, TempDirFixture)
+{
+    std::ofstream{m_path / "bad.conf"} << "dbcache\n";
+    ArgsManager args = MakeArgs();
+    const std::string datadir_arg = "-datadir=" + m_path.string();
+    std::string error;
+    BOOST_REQUIRE(Parse(args, {datadir_arg.c_str(), "-conf=bad.conf"}, error));
+    BOOST_CHECK(!args.ReadConfigFiles(error));
+    BOOST_CHECK(error.starts_with("parse error on line 1 of "));
+
+    ArgsManager missing = MakeArgs();
+    BOOST_REQUIRE(Parse(missing, {datadir_arg.c_str(), "-conf=nope.conf"}, error));
+    BOOST_CHECK(!missing.ReadConfigFiles(error));
+    BOOST_CHECK(error.find("could not be opened") != std::string::npos);
+
+    ArgsManager default_missing = MakeArgs();
+    BOOST_REQUIRE(Parse(default_missing, {datadir_arg.c_str()}, error));
+    BOOST_CHECK(default_missing.ReadConfigFiles(error));
+}
+
+BOOST_AUTO_TEST_CASE(chain_selection)
+{
+    struct Case {
+        std::vector<const char*> argv;
+        std::optional<std::string> chain;
+    };
+    const std::vector<Case> cases{
+        {{}, "main"},
+        {{"-regtest"}, "regtest"},
+        {{"-testnet"}, "test"},
+        {{"-chain=testnet4"}, "testnet4"},
+        {{"-signet", "-chain=signet"}, "signet"},
+        {{"-regtest", "-testnet"}, std::nullopt},
+        {{"-chain=nonet"}, std::nullopt},
+    };
+    for (const auto& c : cases) {
+        ArgsManager args = MakeArgs();
+        std::string error;
+        BOOST_REQUIRE(Parse(args, c.argv, error));
+        BOOST_CHECK(args.GetChainTypeString(error) == c.chain);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(help_hides_debug_options_and_lists_ignored_ones)
+{
+    ArgsManager args = MakeArgs();
+    BOOST_CHECK(args.GetHelpMessage(/*show_debug=*/false).find("-dbbatchsize") == std::string::npos);
+    BOOST_CHECK(args.GetHelpMessage(/*show_debug=*/true).find("-dbbatchsize=<n>") != std::string::npos);
+    std::string error;
+    BOOST_REQUIRE(Parse(args, {"-blocksonly=1"}, error));
+    const auto ignored = args.IgnoredArgsSet();
+    BOOST_REQUIRE_EQUAL(ignored.size(), 1U);
+    BOOST_CHECK_EQUAL(ignored[0].first, "blocksonly");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
