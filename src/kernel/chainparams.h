@@ -1,6 +1,7 @@
 #ifndef COINSDB_KERNEL_CHAINPARAMS_H
 #define COINSDB_KERNEL_CHAINPARAMS_H
 
+#include <primitives/block.h>
 #include <uint256.h>
 
 #include <array>
@@ -37,6 +38,10 @@ public:
     std::string GetChainTypeString() const { return ChainTypeToString(m_chain); }
     const MessageStartChars& MessageStart() const { return m_message_start; }
     const uint256& GenesisHash() const { return m_genesis_hash; }
+    // Rebuilt from the chain's facts; its hash is checked against GenesisHash().
+    const CBlock& GenesisBlock() const { return m_genesis; }
+    const uint256& PowLimit() const { return m_pow_limit; }
+    int SubsidyHalvingInterval() const { return m_subsidy_halving_interval; }
     uint16_t DefaultRPCPort() const { return m_rpc_port; }
     // Subdirectory of the datadir ("" for main).
     const std::string& DataDirName() const { return m_data_dir; }
@@ -50,12 +55,38 @@ public:
     void AddAssumeutxo(const AssumeutxoData& data);
 
 private:
-    CChainParams(ChainType chain, MessageStartChars message_start, std::string_view genesis_hex, uint16_t rpc_port,
-                 std::string data_dir, std::vector<AssumeutxoData> assumeutxo);
+    // What it takes to rebuild a chain's genesis block: its coinbase pays
+    // 50 BTC to a bare public key (P2PK) and carries a headline in its
+    // scriptSig; the header fields were ground until the hash met the target.
+    struct GenesisFacts {
+        std::string_view timestamp;
+        std::string_view output_key_hex;
+        uint32_t time;
+        uint32_t nonce;
+        uint32_t bits;
+    };
+
+    // The consensus rules coinsdb checks that differ between networks.
+    struct ConsensusFacts {
+        // The easiest target a block may claim (nBits above it is invalid).
+        std::string_view pow_limit_hex;
+        // Blocks between halvings of the coinbase subsidy.
+        int subsidy_halving_interval;
+        GenesisFacts genesis;
+    };
+
+    static CBlock BuildGenesisBlock(const GenesisFacts& facts);
+
+    CChainParams(ChainType chain, MessageStartChars message_start, std::string_view genesis_hex,
+                 const ConsensusFacts& consensus, uint16_t rpc_port, std::string data_dir,
+                 std::vector<AssumeutxoData> assumeutxo);
 
     ChainType m_chain;
     MessageStartChars m_message_start;
     uint256 m_genesis_hash;
+    CBlock m_genesis;
+    uint256 m_pow_limit;
+    int m_subsidy_halving_interval;
     uint16_t m_rpc_port;
     std::string m_data_dir;
     std::vector<AssumeutxoData> m_assumeutxo;

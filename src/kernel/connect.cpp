@@ -1,0 +1,311 @@
+#include <kernel/connect.h>
+
+#include <consensus/merkle.h>
+#include <kernel/pow.h>
+#include <streams.h>
+
+#include <array>
+#include <cassert>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+
+namespace kernel {
+namespace {
+
+struct KnownBlock {
+    int height;
+    std::string_view hash;
+};
+
+// Mainnet blocks whose coinbase has the txid of an earlier, still unspent
+// coinbase (possible before BIP30): connecting them must overwrite the coin.
+constexpr std::array BIP30_OVERWRITING_BLOCKS{
+    KnownBlock{91842, "00000000000a4d0a398161ffc163c503763b1f4360639393e0e4c8e300e0caec"},
+    KnownBlock{91880, "00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721"},
+};
+// The blocks those two overwrote. Their coinbase coin is gone for good once
+// the later block is connected, so disconnecting them can't find it.
+constexpr std::array BIP30_OVERWRITTEN_BLOCKS{
+    KnownBlock{91722, "00000000000271a2dc26e7667f8419f2e15416dc6955e5a6c6cdf3f2574dd08e"},
+    KnownBlock{91812, "00000000000af0aed4792b1acee3d966af36cf5def14935db8de83d6f9306f2f"},
+};
+
+template <size_t N>
+bool IsKnownBlock(const std::array<KnownBlock, N>& blocks, std::optional<int> height, const uint256& hash)
+{
+    for (const KnownBlock& known : blocks) {
+        if ((!height || *height == known.height) && uint256::FromHex(known.hash) == hash) return true;
+    }
+    return false;
+}
+
+// Bytes of the block without witness data: what the 1,000,000-byte limit
+// that predates segwit counts.
+size_t StrippedSize(const CBlock& block)
+{
+    SizeComputer sizer;
+    static_cast<const CBlockHeader&>(block).Serialize(sizer);
+    WriteCompactSize(sizer, block.vtx.size());
+    for (const CTransactionRef& tx : block.vtx) SerializeTransaction(*tx, sizer, /*with_witness=*/false);
+    return sizer.size();
+}
+
+// Upstream's CheckTransaction minus "bad-txns-oversize", which a block that
+// passed the size limits can't reach. Returns the reject reason, or nullptr
+// when the transaction passes.
+const char* CheckTransaction(const CTransaction& tx)
+{
+    if (tx.vin.empty()) return "bad-txns-vin-empty";
+    if (tx.vout.empty()) return "bad-txns-vout-empty";
+    CAmount total = 0;
+    for (const CTxOut& out : tx.vout) {
+        if (out.nValue < 0) return "bad-txns-vout-negative";
+        if (out.nValue > MAX_MONEY) return "bad-txns-vout-toolarge";
+        // Both terms are at most MAX_MONEY here: no overflow.
+        total += out.nValue;
+        if (!MoneyRange(total)) return "bad-txns-txouttotal-toolarge";
+    }
+    // Spending a coin twice in one transaction would mint money
+    // (CVE-2018-17144): the second spend must not go unnoticed.
+    std::set<COutPoint> seen;
+    for (const CTxIn& in : tx.vin) {
+        if (!seen.insert(in.prevout).second) return "bad-txns-inputs-duplicate";
+    }
+    if (tx.IsCoinBase()) {
+        const size_t size = tx.vin[0].scriptSig.size();
+        if (size < 2 || size > 100) return "bad-cb-length";
+    } else {
+        for (const CTxIn& in : tx.vin) {
+            if (in.prevout.IsNull()) return "bad-txns-prevout-null";
+        }
+    }
+    return nullptr;
+}
+
+// Upstream's CheckTxInputs: every input unspent in `view`, coinbases mature,
+// amounts in range and covering the outputs. Sets the fee on success.
+bool CheckTxInputs(const CTransaction& tx, const CCoinsViewCache& view, int height, CAmount& fee, BlockValidationState& state)
+{
+    const std::string in_tx = " in transaction " + tx.GetHash().GetHex();
+    // All inputs are looked for before any other input error is reported.
+    for (const CTxIn& in : tx.vin) {
+        if (!view.HaveCoin(in.prevout)) return state.Invalid("bad-txns-inputs-missingorspent", "CheckTxInputs: inputs missing/spent" + in_tx);
+    }
+    CAmount value_in = 0;
+    for (const CTxIn& in : tx.vin) {
+        const Coin& coin = view.AccessCoin(in.prevout);
+        const int depth = height - static_cast<int>(coin.nHeight);
+        if (coin.IsCoinBase() && depth < COINBASE_MATURITY) {
+            return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth " + std::to_string(depth) + in_tx);
+        }
+        // Range-check the coin before adding it, so the sum can't overflow.
+        if (!MoneyRange(coin.out.nValue) || !MoneyRange(value_in + coin.out.nValue)) {
+            return state.Invalid("bad-txns-inputvalues-outofrange", "CheckTxInputs: input values out of range" + in_tx);
+        }
+        value_in += coin.out.nValue;
+    }
+    // CheckTransaction has bounded every output and their sum.
+    const CAmount value_out = tx.GetValueOut();
+    if (value_in < value_out) {
+        return state.Invalid("bad-txns-in-belowout", "value in (" + std::to_string(value_in) + ") < value out (" + std::to_string(value_out) + ")" + in_tx);
+    }
+    // In range (both sums are, and in >= out): upstream's
+    // "bad-txns-fee-outofrange" can't happen here.
+    fee = value_in - value_out;
+    return true;
+}
+
+// Adds a transaction's spendable outputs as coins of this height.
+void AddOutputs(const CTransaction& tx, int height, CCoinsViewCache& view, bool possible_overwrite)
+{
+    for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+        view.AddCoin(COutPoint{tx.GetHash(), n}, Coin{tx.vout[n], height, tx.IsCoinBase()}, possible_overwrite);
+    }
+}
+
+// Puts back one coin from undo data.
+DisconnectResult RestoreCoin(const COutPoint& outpoint, const Coin& undo_coin, CCoinsViewCache& view)
+{
+    // AddCoin can't take a spent coin; only corrupt undo data holds one.
+    if (undo_coin.IsSpent()) return DisconnectResult::FAILED;
+    // Height 0 is the pre-0.15 format, which kept height and coinbase flag
+    // only with a transaction's last spent output. Nobody writes it any more
+    // and restoring a coin without them would be wrong.
+    if (undo_coin.nHeight == 0) return DisconnectResult::FAILED;
+    const bool clean = !view.HaveCoin(outpoint);
+    view.AddCoin(outpoint, Coin{undo_coin}, /*possible_overwrite=*/!clean);
+    return clean ? DisconnectResult::OK : DisconnectResult::UNCLEAN;
+}
+
+} // namespace
+
+bool BlockValidationState::Invalid(BlockValidationResult result, std::string reason, std::string debug)
+{
+    m_result = result;
+    m_reject_reason = std::move(reason);
+    m_debug_message = std::move(debug);
+    return false;
+}
+
+std::string BlockValidationState::ToString() const
+{
+    if (IsValid()) return "Valid";
+    if (m_debug_message.empty()) return m_reject_reason;
+    return m_reject_reason + ", " + m_debug_message;
+}
+
+CAmount GetBlockSubsidy(int height, const CChainParams& params)
+{
+    if (height < 0) throw std::invalid_argument("GetBlockSubsidy: negative height");
+    const int halvings = height / params.SubsidyHalvingInterval();
+    if (halvings >= 64) return 0;
+    return (50 * COIN) >> halvings;
+}
+
+bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state)
+{
+    if (!CheckProofOfWork(block.GetHash(), block.nBits, params.PowLimit())) {
+        return state.Invalid(BlockValidationResult::INVALID_HEADER, "high-hash", "proof of work failed");
+    }
+    bool mutated = false;
+    if (BlockMerkleRoot(block, &mutated) != block.hashMerkleRoot) {
+        return state.Invalid(BlockValidationResult::MUTATED, "bad-txnmrklroot", "hashMerkleRoot mismatch");
+    }
+    if (mutated) return state.Invalid(BlockValidationResult::MUTATED, "bad-txns-duplicate", "duplicate transaction");
+    // The count is bounded first so the size isn't computed over an absurd list.
+    if (block.vtx.empty() || block.vtx.size() * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT ||
+        StrippedSize(block) * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT) {
+        return state.Invalid("bad-blk-length", "size limits failed");
+    }
+    if (!block.vtx[0]->IsCoinBase()) return state.Invalid("bad-cb-missing", "first tx is not coinbase");
+    for (size_t i = 1; i < block.vtx.size(); ++i) {
+        if (block.vtx[i]->IsCoinBase()) return state.Invalid("bad-cb-multiple", "more than one coinbase");
+    }
+    for (const CTransactionRef& tx : block.vtx) {
+        if (const char* reason = CheckTransaction(*tx)) {
+            return state.Invalid(reason, "Transaction check failed (tx hash " + tx->GetHash().GetHex() + ")");
+        }
+    }
+    return true;
+}
+
+bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& view,
+                       CBlockUndo& undo, BlockValidationState& state)
+{
+    if (!CheckBlock(block, params, state)) return false;
+    if (block.hashPrevBlock != view.GetBestBlock()) {
+        throw std::logic_error("ConnectBlockCoins: the block does not build on the view's best block");
+    }
+    const uint256 hash = block.GetHash();
+    if (hash == params.GenesisHash()) {
+        undo.vtxundo.clear();
+        view.SetBestBlock(hash);
+        return true;
+    }
+
+    // Every change goes here first; `view` sees them only at the Flush below.
+    CCoinsViewCache scratch{&view};
+
+    if (!IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, hash)) {
+        for (const CTransactionRef& tx : block.vtx) {
+            for (uint32_t n = 0; n < tx->vout.size(); ++n) {
+                if (scratch.HaveCoin(COutPoint{tx->GetHash(), n})) return state.Invalid("bad-txns-BIP30", "tried to overwrite transaction");
+            }
+        }
+    }
+
+    CBlockUndo block_undo;
+    block_undo.vtxundo.reserve(block.vtx.size() - 1);
+    CAmount fees = 0;
+    for (const CTransactionRef& tx : block.vtx) {
+        if (!tx->IsCoinBase()) {
+            CAmount fee = 0;
+            if (!CheckTxInputs(*tx, scratch, height, fee, state)) return false;
+            // Each fee is at most MAX_MONEY, so the sum can't overflow first.
+            fees += fee;
+            if (!MoneyRange(fees)) return state.Invalid("bad-txns-accumulated-fee-outofrange", "accumulated fee in the block out of range");
+            CTxUndo& tx_undo = block_undo.vtxundo.emplace_back();
+            tx_undo.vprevout.reserve(tx->vin.size());
+            for (const CTxIn& in : tx->vin) {
+                // CheckTxInputs found each input, and CheckBlock ruled out a
+                // second spend within the transaction.
+                const bool spent = scratch.SpendCoin(in.prevout, &tx_undo.vprevout.emplace_back());
+                assert(spent && !tx_undo.vprevout.back().IsSpent());
+            }
+        }
+        // A coinbase may repeat an earlier coinbase's txid where BIP30 allowed
+        // it; any other output was shown above to be new.
+        AddOutputs(*tx, height, scratch, /*possible_overwrite=*/tx->IsCoinBase());
+    }
+
+    const CAmount limit = fees + GetBlockSubsidy(height, params);
+    const CAmount coinbase_value = block.vtx[0]->GetValueOut();
+    if (coinbase_value > limit) {
+        return state.Invalid("bad-cb-amount", "coinbase pays too much (actual=" + std::to_string(coinbase_value) + " vs limit=" + std::to_string(limit) + ")");
+    }
+
+    scratch.SetBestBlock(hash);
+    scratch.Flush();
+    undo = std::move(block_undo);
+    return true;
+}
+
+DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& undo, CCoinsViewCache& view)
+{
+    if (block.vtx.empty() || undo.vtxundo.size() + 1 != block.vtx.size()) return DisconnectResult::FAILED;
+
+    // As in ConnectBlockCoins: a FAILED result must leave `view` alone.
+    CCoinsViewCache scratch{&view};
+    bool clean = true;
+    const bool coinbase_overwritten = IsKnownBlock(BIP30_OVERWRITTEN_BLOCKS, std::nullopt, block.GetHash());
+    std::optional<uint32_t> block_height;
+
+    for (size_t i = block.vtx.size(); i-- > 0;) {
+        const CTransaction& tx = *block.vtx[i];
+        for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+            if (tx.vout[n].scriptPubKey.IsUnspendable()) continue;
+            Coin coin;
+            // SpendCoin reports an entry already spent in the cache as found:
+            // the moved-out coin being spent says it wasn't there.
+            bool matches = scratch.SpendCoin(COutPoint{tx.GetHash(), n}, &coin) && !coin.IsSpent() &&
+                           coin.out == tx.vout[n] && coin.IsCoinBase() == tx.IsCoinBase();
+            if (matches) {
+                if (!block_height) block_height = uint32_t{coin.nHeight};
+                matches = *block_height == coin.nHeight;
+            }
+            if (!matches && !(tx.IsCoinBase() && coinbase_overwritten)) clean = false;
+        }
+        // Position, not IsCoinBase(): nothing re-checked this block's shape,
+        // and only position 0 has no undo record.
+        if (i == 0) continue;
+
+        const CTxUndo& tx_undo = undo.vtxundo[i - 1];
+        if (tx_undo.vprevout.size() != tx.vin.size()) return DisconnectResult::FAILED;
+        for (size_t j = tx.vin.size(); j-- > 0;) {
+            const DisconnectResult result = RestoreCoin(tx.vin[j].prevout, tx_undo.vprevout[j], scratch);
+            if (result == DisconnectResult::FAILED) return DisconnectResult::FAILED;
+            if (result == DisconnectResult::UNCLEAN) clean = false;
+        }
+    }
+
+    scratch.SetBestBlock(block.hashPrevBlock);
+    scratch.Flush();
+    return clean ? DisconnectResult::OK : DisconnectResult::UNCLEAN;
+}
+
+void RollforwardBlockCoins(const CBlock& block, int height, CCoinsViewCache& view)
+{
+    for (const CTransactionRef& tx : block.vtx) {
+        if (!tx->IsCoinBase()) {
+            for (const CTxIn& in : tx->vin) view.SpendCoin(in.prevout);
+        }
+        for (uint32_t n = 0; n < tx->vout.size(); ++n) {
+            const COutPoint outpoint{tx->GetHash(), n};
+            view.AddCoin(outpoint, Coin{tx->vout[n], height, tx->IsCoinBase()}, /*possible_overwrite=*/view.HaveCoin(outpoint));
+        }
+    }
+}
+
+} // namespace kernel

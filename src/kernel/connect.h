@@ -1,0 +1,134 @@
+#ifndef COINSDB_KERNEL_CONNECT_H
+#define COINSDB_KERNEL_CONNECT_H
+
+// Applying a block's UTXO changes to a coins view, and taking them back.
+//
+// Only what the UTXO set needs is checked: structure, amounts, proof of work,
+// merkle root, coin existence and maturity, BIP30. Scripts, signatures,
+// sigop counts, witness commitments, lock times and header context
+// (timestamps, difficulty retargeting) are NOT verified, so a block these
+// functions accept may still be invalid to Bitcoin Core.
+//
+// Reject reasons are Bitcoin Core's, so logs and tests can be compared.
+
+#include <coins.h>
+#include <kernel/chainparams.h>
+#include <kernel/undo.h>
+#include <primitives/amount.h>
+#include <primitives/block.h>
+
+#include <string>
+
+namespace kernel {
+
+// A coinbase output may be spent only this many blocks after its own.
+constexpr int COINBASE_MATURITY = 100;
+// Upstream's limits, from which the block size check derives.
+constexpr uint64_t MAX_BLOCK_WEIGHT = 4'000'000;
+constexpr uint64_t WITNESS_SCALE_FACTOR = 4;
+
+enum class BlockValidationResult {
+    UNSET,          // no failure recorded
+    CONSENSUS,      // the block breaks a consensus rule
+    MUTATED,        // the transactions don't match the header's merkle root: the
+                    // header's hash may still belong to a valid block, so it must
+                    // not be marked invalid
+    INVALID_HEADER, // the header alone is invalid (proof of work)
+};
+
+// Why a block was refused: the first failure found.
+class BlockValidationState
+{
+public:
+    // Records a failure and returns false, so checks can `return state.Invalid(...)`.
+    bool Invalid(BlockValidationResult result, std::string reason, std::string debug = "");
+    bool Invalid(std::string reason, std::string debug = "")
+    {
+        return Invalid(BlockValidationResult::CONSENSUS, std::move(reason), std::move(debug));
+    }
+
+    bool IsValid() const { return m_result == BlockValidationResult::UNSET; }
+    bool IsInvalid() const { return !IsValid(); }
+    BlockValidationResult GetResult() const { return m_result; }
+    const std::string& GetRejectReason() const { return m_reject_reason; }
+    const std::string& GetDebugMessage() const { return m_debug_message; }
+    // "Valid", "reason" or "reason, debug message".
+    std::string ToString() const;
+
+private:
+    BlockValidationResult m_result{BlockValidationResult::UNSET};
+    std::string m_reject_reason;
+    std::string m_debug_message;
+};
+
+// The new coins a coinbase may create at this height besides the fees:
+// 50 BTC halved every SubsidyHalvingInterval() blocks, 0 after 64 halvings
+// (a shift by 64 or more would be undefined, and the amount is 0 long before).
+CAmount GetBlockSubsidy(int height, const CChainParams& params);
+
+// Context-free checks, in upstream's order: proof of work ("high-hash"),
+// merkle root ("bad-txnmrklroot") and its mutation ("bad-txns-duplicate"),
+// size limits, also failed by a block without transactions
+// ("bad-blk-length"), coinbase first ("bad-cb-missing") and only first
+// ("bad-cb-multiple"), then each transaction: inputs and outputs present
+// ("bad-txns-vin-empty", "bad-txns-vout-empty"), output amounts
+// ("bad-txns-vout-negative", "bad-txns-vout-toolarge",
+// "bad-txns-txouttotal-toolarge"), no input twice
+// ("bad-txns-inputs-duplicate"), coinbase scriptSig of 2..100 bytes
+// ("bad-cb-length"), no null prevout outside the coinbase
+// ("bad-txns-prevout-null").
+bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state);
+
+// Connects a block at `height` on top of `view`, whose best block must be
+// block.hashPrevBlock (std::logic_error otherwise: a caller bug). Runs
+// CheckBlock first, then, in upstream's order: BIP30 (no output may replace
+// an unspent coin: "bad-txns-BIP30", except the two mainnet blocks that did
+// so before the rule existed), then per transaction its inputs
+// ("bad-txns-inputs-missingorspent", also for the second spend of a coin
+// within the block; "bad-txns-premature-spend-of-coinbase";
+// "bad-txns-inputvalues-outofrange"; "bad-txns-in-belowout"), and finally
+// the coinbase amount against subsidy + fees ("bad-cb-amount").
+//
+// All or nothing: the changes are made in a child CCoinsViewCache on top of
+// `view` and flushed into it only when every check passed, so after a
+// failure `view` holds the same coins and best block as before (it may have
+// cached clean copies of coins it read). On success `view`'s best block is
+// the block's hash and `undo` holds the spent coins; on failure `undo` is
+// left untouched.
+//
+// The genesis block is accepted without touching the coins: its outputs
+// were never in the UTXO set, as upstream.
+bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& view,
+                       CBlockUndo& undo, BlockValidationState& state);
+
+enum class DisconnectResult {
+    OK,       // the view is exactly as before the block
+    UNCLEAN,  // applied, but the view did not hold what the block created or
+              // already held a coin being restored: it was not the state
+              // after this block (expected while replaying after a crash)
+    FAILED,   // undo data unusable for this block; nothing changed
+};
+
+// Takes a block's changes back out of `view`, transactions in reverse order:
+// removes each output it created (each must be there and equal to the
+// block's, else UNCLEAN; the coinbase of the two mainnet blocks whose coins
+// BIP30's exceptions overwrote may be missing), then puts back the coins
+// `undo` records (one already present makes it UNCLEAN). Undo data whose
+// shape doesn't match the block, or holding a coin that can't be restored,
+// is FAILED and leaves `view` unchanged. Otherwise `view`'s best block
+// becomes block.hashPrevBlock.
+//
+// The view's best block is not required to be the block: replaying after a
+// crash rolls blocks back from a state that is a mix of two. Without the
+// block's height, the coins it created are checked to share one height
+// rather than a given one.
+DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& undo, CCoinsViewCache& view);
+
+// Re-applies a block that may already be partly in `view` (crash replay):
+// spends whatever inputs are still there and writes every output,
+// overwriting any copy. Checks nothing and leaves the best block alone.
+void RollforwardBlockCoins(const CBlock& block, int height, CCoinsViewCache& view);
+
+} // namespace kernel
+
+#endif // COINSDB_KERNEL_CONNECT_H

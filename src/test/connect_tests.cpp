@@ -1,0 +1,851 @@
+// Block replay (kernel/connect.h) on small regtest chains built in memory and
+// on Bitcoin Core's own blocks (../shared/vectors/*/blocks.dat):
+// - connecting applies exactly the changes a std::map model predicts, and
+//   the undo data holds exactly the spent coins;
+// - disconnecting restores the exact coin set of every earlier height;
+// - every reject reason, each with the view left exactly as it was;
+// - the coinbase maturity boundary, BIP30, the subsidy halving;
+// - Core's blocks reproduce Core's UTXO set hash, also after disconnecting
+//   and reconnecting the tip and after a reorg through the stale branch.
+
+#include <consensus/merkle.h>
+#include <kernel/chainparams.h>
+#include <kernel/coinstats.h>
+#include <kernel/connect.h>
+#include <kernel/pow.h>
+#include <kernel/undo.h>
+#include <streams.h>
+#include <test/util/setup.h>
+#include <txdb.h>
+#include <util/strencodings.h>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+using kernel::BlockValidationResult;
+using kernel::BlockValidationState;
+using kernel::ConnectBlockCoins;
+using kernel::DisconnectBlockCoins;
+using kernel::DisconnectResult;
+
+namespace {
+
+using CoinMap = std::map<COutPoint, Coin>;
+
+const CChainParams REGTEST{CChainParams::ForChain(ChainType::REGTEST)};
+
+// Every coin of a view that has a cursor (a CCoinsViewDB).
+CoinMap ReadCoins(const CCoinsView& view)
+{
+    CoinMap coins;
+    auto cursor = view.Cursor();
+    BOOST_REQUIRE(cursor);
+    for (; cursor->Valid(); cursor->Next()) {
+        COutPoint outpoint;
+        Coin coin;
+        BOOST_REQUIRE(cursor->GetKey(outpoint) && cursor->GetValue(coin));
+        coins.emplace(outpoint, std::move(coin));
+    }
+    return coins;
+}
+
+// Names the first difference, so a failure says more than "not equal".
+void CheckSameCoins(const CoinMap& actual, const CoinMap& expected, const std::string& what)
+{
+    BOOST_CHECK_MESSAGE(actual.size() == expected.size(), what << ": " << actual.size() << " coins, expected " << expected.size());
+    for (const auto& [outpoint, coin] : expected) {
+        const auto found = actual.find(outpoint);
+        if (found == actual.end() || !(found->second == coin)) {
+            BOOST_ERROR(what << ": coin " << outpoint.ToString() << (found == actual.end() ? " missing" : " differs"));
+            return;
+        }
+    }
+}
+
+// A P2PKH script whose key hash starts with the tag: distinct outputs.
+CScript KeyHashScript(uint32_t tag)
+{
+    CScript script{0x76, 0xa9, 0x14};
+    for (int i = 0; i < 4; ++i) script.push_back(static_cast<unsigned char>(tag >> (8 * i)));
+    script.insert(script.end(), 16, 0x00);
+    script.insert(script.end(), {0x88, 0xac});
+    return script;
+}
+
+// A coinbase unique to (height, variant): its scriptSig pushes the height.
+CMutableTransaction MakeCoinbase(int height, CAmount value, uint8_t variant = 0)
+{
+    CMutableTransaction tx;
+    CScript script_sig{0x04};
+    for (int i = 0; i < 4; ++i) script_sig.push_back(static_cast<unsigned char>(height >> (8 * i)));
+    script_sig.push_back(variant);
+    tx.vin.emplace_back(COutPoint{}, std::move(script_sig));
+    tx.vout.emplace_back(value, KeyHashScript(0xc0000000u | static_cast<uint32_t>(height) << 8 | variant));
+    return tx;
+}
+
+CMutableTransaction MakeSpend(const std::vector<COutPoint>& inputs, const std::vector<CAmount>& outputs, uint32_t tag)
+{
+    CMutableTransaction tx;
+    for (const COutPoint& in : inputs) tx.vin.emplace_back(in);
+    for (size_t i = 0; i < outputs.size(); ++i) tx.vout.emplace_back(outputs[i], KeyHashScript(tag + static_cast<uint32_t>(i)));
+    return tx;
+}
+
+// Sets the merkle root (unless told not to) and grinds the nonce until the
+// hash meets (or, for "high-hash", misses) regtest's target: ~2 tries.
+CBlock Finish(CBlock block, bool fix_merkle = true, bool valid_pow = true)
+{
+    if (fix_merkle) block.hashMerkleRoot = BlockMerkleRoot(block);
+    while (CheckProofOfWork(block.GetHash(), block.nBits, REGTEST.PowLimit()) != valid_pow) ++block.nNonce;
+    return block;
+}
+
+// A chainstate in memory: a cache over a memory-only CCoinsViewDB, whose
+// cursor can list the whole coin set after a flush.
+class TestChain
+{
+public:
+    TestChain()
+    {
+        BlockValidationState state;
+        CBlockUndo undo;
+        BOOST_REQUIRE(ConnectBlockCoins(REGTEST.GenesisBlock(), 0, REGTEST, m_tip, undo, state));
+        m_blocks.push_back(REGTEST.GenesisBlock());
+        m_undos.push_back(undo);
+    }
+
+    int Height() const { return static_cast<int>(m_blocks.size()) - 1; }
+    const CBlock& Block(int height) const { return m_blocks.at(height); }
+    const CBlockUndo& Undo(int height) const { return m_undos.at(height); }
+    CCoinsViewCache& View() { return m_tip; }
+    COutPoint CoinbaseOutpoint(int height) const { return {Block(height).vtx[0]->GetHash(), 0}; }
+
+    // The next block: a coinbase paying the subsidy plus coinbase_extra, then txs.
+    CBlock MakeBlock(std::vector<CMutableTransaction> txs = {}, CAmount coinbase_extra = 0, uint8_t variant = 0) const
+    {
+        const int height = Height() + 1;
+        CBlock block;
+        block.nVersion = 4;
+        block.hashPrevBlock = Block(Height()).GetHash();
+        block.nTime = REGTEST.GenesisBlock().nTime + height;
+        block.nBits = 0x207fffff;
+        block.vtx.push_back(MakeTransactionRef(MakeCoinbase(height, kernel::GetBlockSubsidy(height, REGTEST) + coinbase_extra, variant)));
+        for (auto& tx : txs) block.vtx.push_back(MakeTransactionRef(std::move(tx)));
+        return Finish(std::move(block));
+    }
+
+    bool Connect(const CBlock& block, BlockValidationState& state, CBlockUndo& undo)
+    {
+        if (!ConnectBlockCoins(block, Height() + 1, REGTEST, m_tip, undo, state)) return false;
+        m_blocks.push_back(block);
+        m_undos.push_back(undo);
+        return true;
+    }
+    void ConnectOrFail(const CBlock& block)
+    {
+        BlockValidationState state;
+        CBlockUndo undo;
+        // Evaluated first: Boost may build the message before the condition.
+        const bool connected = Connect(block, state, undo);
+        BOOST_REQUIRE_MESSAGE(connected, "height " << Height() + 1 << ": " << state.ToString());
+    }
+    void Grow(int blocks)
+    {
+        for (int i = 0; i < blocks; ++i) ConnectOrFail(MakeBlock());
+    }
+
+    // Undoes the tip with its undo data read back from bytes, as it would
+    // be from a rev file.
+    DisconnectResult DisconnectTip()
+    {
+        DataStream bytes;
+        bytes << m_undos.back();
+        CBlockUndo undo;
+        bytes >> undo;
+        const DisconnectResult result = DisconnectBlockCoins(m_blocks.back(), undo, m_tip);
+        m_blocks.pop_back();
+        m_undos.pop_back();
+        return result;
+    }
+
+    CoinMap Coins()
+    {
+        m_tip.Flush();
+        return ReadCoins(m_db);
+    }
+
+private:
+    CCoinsViewDB m_db{DBParams{.path = "connect_tests", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewCache m_tip{&m_db};
+    std::vector<CBlock> m_blocks;
+    std::vector<CBlockUndo> m_undos;
+};
+
+// Expects the block to fail with `reason` and to leave the view and the
+// caller's undo exactly as they were.
+void CheckRejected(TestChain& chain, const CBlock& block, const std::string& reason)
+{
+    const CoinMap before = chain.Coins();
+    const uint256 best_before = chain.View().GetBestBlock();
+    const int height_before = chain.Height();
+    BlockValidationState state;
+    CBlockUndo undo;
+    undo.vtxundo.resize(3); // a sentinel a failed connect must not touch
+    BOOST_CHECK(!chain.Connect(block, state, undo));
+    BOOST_CHECK_EQUAL(state.GetRejectReason(), reason);
+    BOOST_CHECK(state.IsInvalid());
+    BOOST_CHECK_EQUAL(undo.vtxundo.size(), 3u);
+    BOOST_CHECK_EQUAL(chain.Height(), height_before);
+    BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), best_before.GetHex());
+    CheckSameCoins(chain.Coins(), before, "after " + reason);
+}
+
+// ---- Bitcoin Core's blocks (../shared/vectors/*/blocks.dat) ----
+//
+// blocks.dat framing (Core's blk?????.dat written with -blocksxor=0):
+// repeated { 4-byte network magic | LE32 block size | block }.
+
+std::map<uint256, CBlock> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic)
+{
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    BOOST_REQUIRE_MESSAGE(!file.IsNull(), "cannot open " << path);
+    std::map<uint256, CBlock> blocks;
+    while (!file.AtEnd()) {
+        std::array<unsigned char, 4> start;
+        file >> start;
+        BOOST_REQUIRE(start == magic);
+        std::vector<unsigned char> bytes(ReadLE<uint32_t>(file));
+        file.read(std::as_writable_bytes(std::span{bytes}));
+        CBlock block;
+        SpanReader{bytes} >> block;
+        blocks.emplace(block.GetHash(), std::move(block));
+    }
+    return blocks;
+}
+
+// headers.txt: the active chain's headers, heights 1..tip; returns the hashes.
+std::vector<uint256> ReadActiveHashes(const std::filesystem::path& path)
+{
+    std::vector<uint256> hashes;
+    std::istringstream lines{ReadFileToString(path)};
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty()) continue;
+        const auto bytes = TryParseHex(line);
+        BOOST_REQUIRE(bytes && bytes->size() == CBlockHeader::SIZE);
+        CBlockHeader header;
+        SpanReader{*bytes} >> header;
+        hashes.push_back(header.GetHash());
+    }
+    return hashes;
+}
+
+// "7689.46017941" -> satoshis.
+CAmount ParseBtc(const std::string& text)
+{
+    const size_t dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
+    fraction.resize(8, '0');
+    return *ParseInt64(whole) * COIN + *ParseInt64(fraction);
+}
+
+// A chainstate on disk fed with a vector's blocks by hash.
+struct VectorChain {
+    VectorChain(const CChainParams& params_in, const std::map<uint256, CBlock>& blocks_in, const std::filesystem::path& dir)
+        : params{params_in}, blocks{blocks_in}, db{DBParams{.path = dir, .cache_bytes = 8 << 20}, CoinsViewOptions{}}
+    {
+    }
+
+    const CChainParams& params;
+    const std::map<uint256, CBlock>& blocks;
+    CCoinsViewDB db;
+    CCoinsViewCache tip{&db};
+    std::map<uint256, CBlockUndo> undos;
+
+    void Connect(const uint256& hash, int height)
+    {
+        BlockValidationState state;
+        CBlockUndo undo;
+        const bool connected = ConnectBlockCoins(blocks.at(hash), height, params, tip, undo, state);
+        BOOST_REQUIRE_MESSAGE(connected, "block " << hash.GetHex() << " at height " << height << ": " << state.ToString());
+        undos[hash] = std::move(undo);
+    }
+    void Disconnect(const uint256& hash)
+    {
+        BOOST_REQUIRE(DisconnectBlockCoins(blocks.at(hash), undos.at(hash), tip) == DisconnectResult::OK);
+        BOOST_REQUIRE(tip.GetBestBlock() == blocks.at(hash).hashPrevBlock);
+    }
+    kernel::CCoinsStats Stats()
+    {
+        tip.Flush();
+        const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, db);
+        BOOST_REQUIRE(stats);
+        return *stats;
+    }
+    CoinMap Coins()
+    {
+        tip.Flush();
+        return ReadCoins(db);
+    }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(connect_tests)
+
+BOOST_AUTO_TEST_CASE(validation_state)
+{
+    BlockValidationState state;
+    BOOST_CHECK(state.IsValid());
+    BOOST_CHECK_EQUAL(state.ToString(), "Valid");
+    BOOST_CHECK(!state.Invalid("bad-cb-amount"));
+    BOOST_CHECK(state.GetResult() == BlockValidationResult::CONSENSUS);
+    BOOST_CHECK_EQUAL(state.ToString(), "bad-cb-amount");
+    BOOST_CHECK(!state.Invalid(BlockValidationResult::MUTATED, "bad-txnmrklroot", "hashMerkleRoot mismatch"));
+    BOOST_CHECK(state.GetResult() == BlockValidationResult::MUTATED);
+    BOOST_CHECK_EQUAL(state.ToString(), "bad-txnmrklroot, hashMerkleRoot mismatch");
+}
+
+BOOST_AUTO_TEST_CASE(subsidy_halvings)
+{
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(0, REGTEST), 50 * COIN);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(149, REGTEST), 50 * COIN);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(150, REGTEST), 25 * COIN);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(150 * 33, REGTEST), 0); // 50 BTC = 5e9 < 2^33
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(150 * 32, REGTEST), 1);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(150 * 64, REGTEST), 0);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(150 * 100, REGTEST), 0);
+    const auto main = CChainParams::ForChain(ChainType::MAIN);
+    BOOST_CHECK_EQUAL(main.SubsidyHalvingInterval(), 210000);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(209999, main), 50 * COIN);
+    BOOST_CHECK_EQUAL(kernel::GetBlockSubsidy(840000, main), 3 * COIN + COIN / 8);
+    BOOST_CHECK_EQUAL(CChainParams::ForChain(ChainType::SIGNET).SubsidyHalvingInterval(), 210000);
+    BOOST_CHECK_EQUAL(CChainParams::ForChain(ChainType::TESTNET).SubsidyHalvingInterval(), 210000);
+    BOOST_CHECK_EQUAL(REGTEST.SubsidyHalvingInterval(), 150);
+}
+
+BOOST_AUTO_TEST_CASE(genesis_and_misuse)
+{
+    TestChain chain;
+    // The genesis output never enters the set.
+    BOOST_CHECK(chain.Coins().empty());
+    BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), REGTEST.GenesisHash().GetHex());
+    BOOST_CHECK(chain.Undo(0).vtxundo.empty());
+
+    // A block that does not build on the view's best block is a caller bug.
+    chain.Grow(2);
+    CBlock stale = chain.MakeBlock();
+    stale.hashPrevBlock = chain.Block(1).GetHash();
+    stale = Finish(stale);
+    BlockValidationState state;
+    CBlockUndo undo;
+    BOOST_CHECK_THROW(ConnectBlockCoins(stale, 2, REGTEST, chain.View(), undo, state), std::logic_error);
+    BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), chain.Block(2).GetHash().GetHex());
+}
+
+BOOST_AUTO_TEST_CASE(context_free_rejections)
+{
+    TestChain chain;
+    chain.Grow(101);
+    const COutPoint mature = chain.CoinbaseOutpoint(1);
+    const COutPoint mature2 = chain.CoinbaseOutpoint(2);
+    const CMutableTransaction spend = MakeSpend({mature}, {COIN}, 1);
+
+    struct Case {
+        std::string reason;
+        CBlock block;
+    };
+    std::vector<Case> cases;
+    const CBlock good = chain.MakeBlock({spend, MakeSpend({mature2}, {COIN}, 2)});
+
+    cases.push_back({"high-hash", Finish(good, /*fix_merkle=*/false, /*valid_pow=*/false)});
+    {
+        CBlock block = good;
+        block.hashMerkleRoot = uint256{};
+        cases.push_back({"bad-txnmrklroot", Finish(block, /*fix_merkle=*/false)});
+    }
+    {
+        // [cb, a, b, b] has the root of [cb, a, b] (CVE-2012-2459).
+        CBlock block = good;
+        block.vtx.push_back(block.vtx.back());
+        BOOST_CHECK(BlockMerkleRoot(block) == good.hashMerkleRoot);
+        cases.push_back({"bad-txns-duplicate", Finish(block, /*fix_merkle=*/false)});
+    }
+    {
+        CBlock block = good;
+        block.vtx.clear();
+        cases.push_back({"bad-blk-length", Finish(block)});
+    }
+    {
+        // Over 1,000,000 bytes without witness.
+        CBlock block = good;
+        CMutableTransaction coinbase{*block.vtx[0]};
+        coinbase.vout.emplace_back(0, CScript(1'000'000, OP_RETURN));
+        block.vtx[0] = MakeTransactionRef(std::move(coinbase));
+        cases.push_back({"bad-blk-length", Finish(block)});
+    }
+    {
+        CBlock block = good;
+        block.vtx.erase(block.vtx.begin());
+        cases.push_back({"bad-cb-missing", Finish(block)});
+    }
+    {
+        CBlock block = good;
+        block.vtx.push_back(MakeTransactionRef(MakeCoinbase(chain.Height() + 1, COIN, /*variant=*/1)));
+        cases.push_back({"bad-cb-multiple", Finish(block)});
+    }
+    const auto with_tx = [&](CMutableTransaction tx) { return chain.MakeBlock({std::move(tx)}); };
+    {
+        CMutableTransaction tx = spend;
+        tx.vin.clear();
+        cases.push_back({"bad-txns-vin-empty", with_tx(tx)});
+    }
+    {
+        CMutableTransaction tx = spend;
+        tx.vout.clear();
+        cases.push_back({"bad-txns-vout-empty", with_tx(tx)});
+    }
+    cases.push_back({"bad-txns-vout-negative", with_tx(MakeSpend({mature}, {COIN, -5}, 1))});
+    cases.push_back({"bad-txns-vout-toolarge", with_tx(MakeSpend({mature}, {MAX_MONEY + 1}, 1))});
+    cases.push_back({"bad-txns-txouttotal-toolarge", with_tx(MakeSpend({mature}, {MAX_MONEY, 1}, 1))});
+    cases.push_back({"bad-txns-inputs-duplicate", with_tx(MakeSpend({mature, mature2, mature}, {COIN}, 1))});
+    cases.push_back({"bad-txns-prevout-null", with_tx(MakeSpend({mature, COutPoint{}}, {COIN}, 1))});
+    for (const size_t length : {size_t{0}, size_t{1}, size_t{101}}) {
+        CBlock block = good;
+        CMutableTransaction coinbase{*block.vtx[0]};
+        coinbase.vin[0].scriptSig = CScript(length, 0x51);
+        block.vtx[0] = MakeTransactionRef(std::move(coinbase));
+        cases.push_back({"bad-cb-length", Finish(block)});
+    }
+
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT(c.reason)
+        {
+            BlockValidationState state;
+            BOOST_CHECK(!kernel::CheckBlock(c.block, REGTEST, state));
+            BOOST_CHECK_EQUAL(state.GetRejectReason(), c.reason);
+            CheckRejected(chain, c.block, c.reason);
+        }
+    }
+
+    // The good block and the coinbase lengths at the bounds pass.
+    for (const size_t length : {size_t{2}, size_t{100}}) {
+        CBlock block = good;
+        CMutableTransaction coinbase{*block.vtx[0]};
+        coinbase.vin[0].scriptSig = CScript(length, 0x51);
+        block.vtx[0] = MakeTransactionRef(std::move(coinbase));
+        BlockValidationState state;
+        const bool valid = kernel::CheckBlock(Finish(block), REGTEST, state);
+        BOOST_CHECK_MESSAGE(valid, "coinbase scriptSig of " << length << ": " << state.ToString());
+    }
+    chain.ConnectOrFail(good);
+}
+
+BOOST_AUTO_TEST_CASE(mutated_and_header_results)
+{
+    TestChain chain;
+    const CBlock good = chain.MakeBlock();
+    BlockValidationState state;
+    BOOST_CHECK(!kernel::CheckBlock(Finish(good, false, false), REGTEST, state));
+    BOOST_CHECK(state.GetResult() == BlockValidationResult::INVALID_HEADER);
+    CBlock block = good;
+    block.hashMerkleRoot = uint256{};
+    BOOST_CHECK(!kernel::CheckBlock(Finish(block, false), REGTEST, state));
+    BOOST_CHECK(state.GetResult() == BlockValidationResult::MUTATED);
+    block = good;
+    block.vtx.clear();
+    BOOST_CHECK(!kernel::CheckBlock(Finish(block), REGTEST, state));
+    BOOST_CHECK(state.GetResult() == BlockValidationResult::CONSENSUS);
+}
+
+BOOST_AUTO_TEST_CASE(contextual_rejections)
+{
+    TestChain chain;
+    chain.Grow(105);
+    const COutPoint mature = chain.CoinbaseOutpoint(1);
+    const COutPoint mature2 = chain.CoinbaseOutpoint(2);
+    // Spent at 106, below: a second spend in a later block must fail.
+    const CMutableTransaction first_spend = MakeSpend({chain.CoinbaseOutpoint(3)}, {10 * COIN}, 1);
+    chain.ConnectOrFail(chain.MakeBlock({first_spend}));
+    const COutPoint spent = chain.CoinbaseOutpoint(3);
+
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({COutPoint{uint256::FromHex(std::string(63, '0') + "1").value(), 0}}, {COIN}, 1)}),
+                  "bad-txns-inputs-missingorspent");
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({spent}, {COIN}, 1)}), "bad-txns-inputs-missingorspent");
+    // An output index past the end of a real transaction.
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({COutPoint{mature.hash, 1}}, {COIN}, 1)}), "bad-txns-inputs-missingorspent");
+    // The same coin twice in one block: the second spend finds it gone.
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({mature}, {COIN}, 1), MakeSpend({mature}, {COIN}, 2)}), "bad-txns-inputs-missingorspent");
+    // A transaction may spend an earlier one in its block, not a later one.
+    {
+        const CMutableTransaction parent = MakeSpend({mature}, {10 * COIN}, 1);
+        const CMutableTransaction child = MakeSpend({COutPoint{parent.GetHash(), 0}}, {COIN}, 2);
+        CheckRejected(chain, chain.MakeBlock({child, parent}), "bad-txns-inputs-missingorspent");
+    }
+    // Coinbase of height 10 at height 107: depth 97.
+    {
+        const CBlock block = chain.MakeBlock({MakeSpend({chain.CoinbaseOutpoint(10)}, {COIN}, 1)});
+        CheckRejected(chain, block, "bad-txns-premature-spend-of-coinbase");
+        BlockValidationState state;
+        CBlockUndo undo;
+        BOOST_CHECK(!ConnectBlockCoins(block, chain.Height() + 1, REGTEST, chain.View(), undo, state));
+        BOOST_CHECK(state.GetDebugMessage().starts_with("tried to spend coinbase at depth 97"));
+    }
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({mature, mature2}, {100 * COIN + 1}, 1)}), "bad-txns-in-belowout");
+    // Fees count towards the coinbase: 1 BTC of fee allows 1 BTC more, not 1 sat more.
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({mature}, {49 * COIN}, 1)}, COIN + 1), "bad-cb-amount");
+    CheckRejected(chain, chain.MakeBlock({}, 1), "bad-cb-amount");
+    // BIP30: a coinbase identical to an unspent one (height 5's).
+    {
+        CBlock block = chain.MakeBlock();
+        block.vtx[0] = chain.Block(5).vtx[0];
+        CheckRejected(chain, Finish(block), "bad-txns-BIP30");
+    }
+    // The BIP30 check precedes the input checks: both faults, BIP30 reported.
+    {
+        CBlock block = chain.MakeBlock({MakeSpend({spent}, {COIN}, 1)});
+        block.vtx[0] = chain.Block(5).vtx[0];
+        CheckRejected(chain, Finish(block), "bad-txns-BIP30");
+    }
+
+    // Amounts no valid chain holds, planted below the cache: one coin above
+    // MAX_MONEY, and two whose sum is.
+    const COutPoint huge{uint256::FromHex(std::string(63, '0') + "2").value(), 0};
+    const COutPoint max_a{uint256::FromHex(std::string(63, '0') + "3").value(), 0};
+    const COutPoint max_b{uint256::FromHex(std::string(63, '0') + "3").value(), 1};
+    chain.View().AddCoin(huge, Coin{CTxOut{MAX_MONEY + 1, KeyHashScript(7)}, 1, false}, false);
+    chain.View().AddCoin(max_a, Coin{CTxOut{MAX_MONEY, KeyHashScript(8)}, 1, false}, false);
+    chain.View().AddCoin(max_b, Coin{CTxOut{1, KeyHashScript(9)}, 1, false}, false);
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({huge}, {COIN}, 1)}), "bad-txns-inputvalues-outofrange");
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({max_a, max_b}, {COIN}, 1)}), "bad-txns-inputvalues-outofrange");
+    // Each fee in range, their sum not.
+    const COutPoint max_c{uint256::FromHex(std::string(63, '0') + "4").value(), 0};
+    chain.View().AddCoin(max_c, Coin{CTxOut{MAX_MONEY, KeyHashScript(10)}, 1, false}, false);
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({max_a}, {0}, 1), MakeSpend({max_c}, {1}, 2)}), "bad-txns-accumulated-fee-outofrange");
+    // MAX_MONEY alone is in range.
+    chain.ConnectOrFail(chain.MakeBlock({MakeSpend({max_a}, {MAX_MONEY}, 1)}));
+}
+
+BOOST_AUTO_TEST_CASE(coinbase_maturity_boundary)
+{
+    TestChain chain;
+    chain.Grow(99);
+    // Height 100 spending the coinbase of height 1: depth 99.
+    const COutPoint coinbase1 = chain.CoinbaseOutpoint(1);
+    CheckRejected(chain, chain.MakeBlock({MakeSpend({coinbase1}, {COIN}, 1)}), "bad-txns-premature-spend-of-coinbase");
+    chain.Grow(1);
+    // Height 101: depth 100.
+    chain.ConnectOrFail(chain.MakeBlock({MakeSpend({coinbase1}, {COIN}, 1)}));
+    BOOST_CHECK(!chain.View().HaveCoin(coinbase1));
+    BOOST_CHECK_EQUAL(chain.Undo(101).vtxundo.at(0).vprevout.at(0).nHeight, 1u);
+    // A non-coinbase output is spendable in the very next block, even the same one.
+    const CMutableTransaction parent = MakeSpend({chain.CoinbaseOutpoint(2)}, {20 * COIN, 20 * COIN}, 10);
+    const CMutableTransaction child = MakeSpend({COutPoint{parent.GetHash(), 0}}, {COIN}, 20);
+    chain.ConnectOrFail(chain.MakeBlock({parent, child}));
+    chain.ConnectOrFail(chain.MakeBlock({MakeSpend({COutPoint{parent.GetHash(), 1}}, {COIN}, 30)}));
+}
+
+BOOST_AUTO_TEST_CASE(subsidy_halves_at_150)
+{
+    TestChain chain;
+    chain.Grow(149);
+    CheckRejected(chain, chain.MakeBlock({}, 25 * COIN), "bad-cb-amount");
+    chain.ConnectOrFail(chain.MakeBlock());
+    BOOST_CHECK_EQUAL(chain.Block(150).vtx[0]->GetValueOut(), 25 * COIN);
+}
+
+// A random chain: every block checked against a std::map model, its undo
+// against the coins the model says were spent, then disconnected block by
+// block back to the genesis with the coin set of every height restored.
+BOOST_AUTO_TEST_CASE(connect_disconnect_round_trip)
+{
+    TestChain chain;
+    CoinMap model;
+    std::vector<CoinMap> history{model};
+    std::mt19937 rng{20251104};
+    size_t spends = 0;
+    const auto add_outputs = [&](const CTransaction& tx, int height) {
+        for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+            if (!tx.vout[n].scriptPubKey.IsUnspendable()) model[COutPoint{tx.GetHash(), n}] = Coin{tx.vout[n], height, tx.IsCoinBase()};
+        }
+    };
+
+    for (int height = 1; height <= 160; ++height) {
+        std::vector<COutPoint> spendable;
+        for (const auto& [outpoint, coin] : model) {
+            if (!coin.IsCoinBase() || height - static_cast<int>(coin.nHeight) >= kernel::COINBASE_MATURITY) spendable.push_back(outpoint);
+        }
+        std::vector<CMutableTransaction> txs;
+        CBlockUndo expected_undo;
+        CoinMap next = model;
+        CAmount fees = 0;
+        const int tx_count = spendable.empty() ? 0 : static_cast<int>(rng() % 6);
+        for (int t = 0; t < tx_count && !spendable.empty(); ++t) {
+            CMutableTransaction tx;
+            CTxUndo& tx_undo = expected_undo.vtxundo.emplace_back();
+            CAmount value_in = 0;
+            for (unsigned i = 0, n = 1 + rng() % 3; i < n && !spendable.empty(); ++i) {
+                const size_t pick = rng() % spendable.size();
+                const COutPoint outpoint = spendable[pick];
+                spendable[pick] = spendable.back();
+                spendable.pop_back();
+                tx.vin.emplace_back(outpoint);
+                ++spends;
+                tx_undo.vprevout.push_back(next.at(outpoint));
+                value_in += next.at(outpoint).out.nValue;
+                next.erase(outpoint);
+            }
+            const CAmount fee = value_in / 100;
+            const unsigned outputs = 1 + rng() % 3;
+            for (unsigned o = 0; o < outputs; ++o) {
+                const CAmount value = o + 1 < outputs ? (value_in - fee) / outputs : value_in - fee - (value_in - fee) / outputs * (outputs - 1);
+                tx.vout.emplace_back(value, KeyHashScript(static_cast<uint32_t>(height) << 12 | t << 4 | o));
+            }
+            if (rng() % 4 == 0) tx.vout.emplace_back(0, CScript{OP_RETURN, 0x04, 't', 'e', 's', 't'});
+            fees += fee;
+            const CTransaction final_tx{tx};
+            for (uint32_t n = 0; n < final_tx.vout.size(); ++n) {
+                if (!final_tx.vout[n].scriptPubKey.IsUnspendable()) {
+                    next[COutPoint{final_tx.GetHash(), n}] = Coin{final_tx.vout[n], height, false};
+                    // Spendable by later transactions of the same block.
+                    spendable.emplace_back(final_tx.GetHash(), n);
+                }
+            }
+            txs.push_back(std::move(tx));
+        }
+        // Claim the fees in some blocks, burn them in others.
+        const CBlock block = chain.MakeBlock(std::move(txs), rng() % 2 ? fees : 0);
+        model = std::move(next);
+        add_outputs(*block.vtx[0], height);
+        chain.ConnectOrFail(block);
+        BOOST_REQUIRE(chain.Undo(height) == expected_undo);
+        CheckSameCoins(chain.Coins(), model, "connected height " + std::to_string(height));
+        BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), block.GetHash().GetHex());
+        history.push_back(model);
+    }
+    // Enough happened: coins spent, across the regtest halving at 150.
+    BOOST_CHECK_GT(spends, 100u);
+    BOOST_CHECK_GT(model.size(), 100u);
+
+    for (int height = chain.Height(); height > 0; --height) {
+        const uint256 prev = chain.Block(height - 1).GetHash();
+        BOOST_REQUIRE(chain.DisconnectTip() == DisconnectResult::OK);
+        CheckSameCoins(chain.Coins(), history[height - 1], "disconnected to height " + std::to_string(height - 1));
+        BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), prev.GetHex());
+    }
+    BOOST_CHECK(chain.Coins().empty());
+}
+
+BOOST_AUTO_TEST_CASE(disconnect_failures_leave_view_unchanged)
+{
+    TestChain chain;
+    chain.Grow(101);
+    const CMutableTransaction tx = MakeSpend({chain.CoinbaseOutpoint(1), chain.CoinbaseOutpoint(2)}, {60 * COIN, 30 * COIN}, 1);
+    chain.ConnectOrFail(chain.MakeBlock({tx}));
+    const CBlock block = chain.Block(102);
+    const CBlockUndo good = chain.Undo(102);
+    const CoinMap before = chain.Coins();
+
+    const auto check_failed = [&](const CBlockUndo& undo, const std::string& what) {
+        BOOST_CHECK_MESSAGE(DisconnectBlockCoins(block, undo, chain.View()) == DisconnectResult::FAILED, what);
+        BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), block.GetHash().GetHex());
+        CheckSameCoins(chain.Coins(), before, what);
+    };
+    check_failed(CBlockUndo{}, "no transaction records");
+    {
+        CBlockUndo undo = good;
+        undo.vtxundo.push_back(CTxUndo{});
+        check_failed(undo, "one record too many");
+    }
+    {
+        CBlockUndo undo = good;
+        undo.vtxundo[0].vprevout.pop_back();
+        check_failed(undo, "one coin short");
+    }
+    {
+        // The first input is restored last: the failure comes after the
+        // outputs were removed and the second input restored.
+        CBlockUndo undo = good;
+        undo.vtxundo[0].vprevout[0].Clear();
+        check_failed(undo, "a spent coin in the undo data");
+    }
+    {
+        CBlockUndo undo = good;
+        undo.vtxundo[0].vprevout[0].nHeight = 0;
+        check_failed(undo, "a coin without height");
+    }
+
+    // The real undo data disconnects cleanly, and a second time does not:
+    // the outputs are gone and the inputs are already back.
+    const CoinMap at_101 = [&] {
+        BOOST_REQUIRE(DisconnectBlockCoins(block, good, chain.View()) == DisconnectResult::OK);
+        return chain.Coins();
+    }();
+    BOOST_CHECK_EQUAL(at_101.size(), 101u);
+    BOOST_CHECK(DisconnectBlockCoins(block, good, chain.View()) == DisconnectResult::UNCLEAN);
+    CheckSameCoins(chain.Coins(), at_101, "second disconnect");
+    BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), chain.Block(101).GetHash().GetHex());
+}
+
+BOOST_AUTO_TEST_CASE(disconnect_detects_changed_outputs)
+{
+    TestChain chain;
+    chain.Grow(101);
+    chain.ConnectOrFail(chain.MakeBlock({MakeSpend({chain.CoinbaseOutpoint(1)}, {COIN}, 1)}));
+    const CBlock& block = chain.Block(102);
+    const COutPoint created{block.vtx[1]->GetHash(), 0};
+    const auto changed = [&](Coin replacement, const std::string& what) {
+        TestChain copy;
+        copy.Grow(101);
+        copy.ConnectOrFail(block);
+        copy.View().SpendCoin(created);
+        copy.View().AddCoin(created, std::move(replacement), false);
+        BOOST_CHECK_MESSAGE(copy.DisconnectTip() == DisconnectResult::UNCLEAN, what);
+        // Applied regardless: the output is gone and the input is back.
+        BOOST_CHECK(!copy.View().HaveCoin(created));
+        BOOST_CHECK(copy.View().HaveCoin(chain.CoinbaseOutpoint(1)));
+    };
+    changed(Coin{CTxOut{COIN + 1, KeyHashScript(1)}, 102, false}, "amount");
+    changed(Coin{CTxOut{COIN, KeyHashScript(2)}, 102, false}, "script");
+    changed(Coin{CTxOut{COIN, KeyHashScript(1)}, 102, true}, "coinbase flag");
+    // The height is checked against the block's other coins (its coinbase).
+    changed(Coin{CTxOut{COIN, KeyHashScript(1)}, 101, false}, "height");
+}
+
+BOOST_AUTO_TEST_CASE(disconnect_onto_existing_coin_is_unclean)
+{
+    TestChain chain;
+    chain.Grow(101);
+    const COutPoint input = chain.CoinbaseOutpoint(1);
+    chain.ConnectOrFail(chain.MakeBlock({MakeSpend({input}, {COIN}, 1)}));
+    // The spent coin is back already, as in a state half way through a
+    // disconnect: the outputs match, but restoring the input overwrites.
+    const Coin spent_coin = chain.Undo(102).vtxundo.at(0).vprevout.at(0);
+    chain.View().AddCoin(input, Coin{spent_coin}, /*possible_overwrite=*/false);
+    BOOST_CHECK(chain.DisconnectTip() == DisconnectResult::UNCLEAN);
+    BOOST_CHECK(chain.View().AccessCoin(input) == spent_coin);
+    BOOST_CHECK_EQUAL(chain.Coins().size(), 101u);
+}
+
+BOOST_AUTO_TEST_CASE(rollforward_matches_connect)
+{
+    TestChain chain;
+    chain.Grow(101);
+    const CMutableTransaction parent = MakeSpend({chain.CoinbaseOutpoint(1)}, {20 * COIN, 20 * COIN}, 1);
+    const CMutableTransaction child = MakeSpend({COutPoint{parent.GetHash(), 0}}, {COIN}, 2);
+    const CBlock block = chain.MakeBlock({parent, child});
+    const CoinMap before = chain.Coins();
+    chain.ConnectOrFail(block);
+    const CoinMap after = chain.Coins();
+    BOOST_REQUIRE(chain.DisconnectTip() == DisconnectResult::OK);
+    CheckSameCoins(chain.Coins(), before, "disconnected");
+
+    // Twice over, as after a crash in the middle of writing it: same result.
+    kernel::RollforwardBlockCoins(block, 102, chain.View());
+    kernel::RollforwardBlockCoins(block, 102, chain.View());
+    CheckSameCoins(chain.Coins(), after, "rolled forward");
+}
+
+// Core's blocks, connected into a CCoinsViewDB on disk, give the UTXO set
+// Core reported; so do disconnecting and reconnecting the last three, and a
+// reorg onto the stale branch and back.
+BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set)
+{
+    const auto root = VectorsRoot();
+    if (root.empty()) {
+        BOOST_TEST_MESSAGE("connect_tests: no vectors found (set COINSDB_VECTORS); skipping");
+        return;
+    }
+    size_t vectors = 0;
+    for (const auto& entry : std::filesystem::directory_iterator{root}) {
+        if (!std::filesystem::exists(entry.path() / "blocks.dat")) continue;
+        ++vectors;
+        BOOST_TEST_CONTEXT(entry.path().filename())
+        {
+            const auto expected = nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"));
+            const auto params = CChainParams::ForChain(*ChainTypeFromString(expected["chain"].get<std::string>()));
+            const auto blocks = ReadBlockFile(entry.path() / "blocks.dat", params.MessageStart());
+            std::vector<uint256> active{params.GenesisHash()};
+            for (const uint256& hash : ReadActiveHashes(entry.path() / "headers.txt")) active.push_back(hash);
+            const int tip = static_cast<int>(active.size()) - 1;
+            BOOST_REQUIRE_EQUAL(tip, expected["height"].get<int>());
+            BOOST_REQUIRE_GE(tip, 4);
+
+            // The stale blocks, parents before children (the file's own
+            // order guarantees nothing about a map): each extends the active
+            // chain or an earlier stale block.
+            const std::set<uint256> active_set(active.begin(), active.end());
+            std::map<uint256, int> height_of;
+            for (int h = 0; h <= tip; ++h) height_of[active[h]] = h;
+            std::vector<uint256> stale;
+            for (bool added = true; added;) {
+                added = false;
+                for (const auto& [hash, block] : blocks) {
+                    if (height_of.contains(hash) || !height_of.contains(block.hashPrevBlock)) continue;
+                    height_of[hash] = height_of.at(block.hashPrevBlock) + 1;
+                    stale.push_back(hash);
+                    added = true;
+                }
+            }
+            BOOST_REQUIRE_EQUAL(stale.size(), expected["stale_blocks"].get<size_t>());
+            BOOST_REQUIRE_EQUAL(blocks.size(), active.size() + stale.size());
+            // One branch, which the reorg below walks in order.
+            for (size_t i = 1; i < stale.size(); ++i) BOOST_REQUIRE(blocks.at(stale[i]).hashPrevBlock == stale[i - 1]);
+
+            TempDirFixture tmp;
+            VectorChain chain{params, blocks, tmp.m_path / "chainstate"};
+            // Where the stale branch leaves the active chain, and the coins there.
+            const int fork = stale.empty() ? tip - 3 : height_of.at(blocks.at(stale.front()).hashPrevBlock);
+            std::map<int, CoinMap> coins_at;
+            for (int h = 0; h <= tip; ++h) {
+                chain.Connect(active[h], h);
+                if (h == fork || h == tip - 3) coins_at[h] = chain.Coins();
+            }
+
+            const auto check_expected = [&](const std::string& when) {
+                const auto stats = chain.Stats();
+                BOOST_TEST_CONTEXT(when)
+                {
+                    BOOST_CHECK_EQUAL(stats.hash_serialized.GetHex(), expected["hash_serialized_3"].get<std::string>());
+                    BOOST_CHECK_EQUAL(stats.txouts, expected["txouts"].get<uint64_t>());
+                    BOOST_CHECK_EQUAL(stats.transactions, expected["transactions"].get<uint64_t>());
+                    BOOST_CHECK_EQUAL(stats.bogosize, expected["bogosize"].get<uint64_t>());
+                    BOOST_CHECK_EQUAL(stats.total_amount, ParseBtc(expected["total_amount"].get<std::string>()));
+                    BOOST_CHECK_EQUAL(stats.best_block.GetHex(), expected["base_blockhash"].get<std::string>());
+                }
+                return stats.hash_serialized;
+            };
+            const uint256 tip_hash = check_expected("first connect");
+
+            // The last three blocks out and back in.
+            for (int h = tip; h > tip - 3; --h) chain.Disconnect(active[h]);
+            CheckSameCoins(chain.Coins(), coins_at.at(tip - 3), "tip - 3 after disconnecting");
+            BOOST_CHECK(chain.Stats().hash_serialized != tip_hash);
+            for (int h = tip - 2; h <= tip; ++h) chain.Connect(active[h], h);
+            check_expected("reconnecting the last three");
+
+            // Reorg onto the stale branch, then back to the active chain.
+            for (int h = tip; h > fork; --h) chain.Disconnect(active[h]);
+            CheckSameCoins(chain.Coins(), coins_at.at(fork), "fork point");
+            for (const uint256& hash : stale) chain.Connect(hash, height_of.at(hash));
+            if (!stale.empty()) {
+                BOOST_CHECK(chain.Stats().best_block == stale.back());
+                BOOST_CHECK(chain.Stats().hash_serialized != tip_hash);
+            }
+            for (auto it = stale.rbegin(); it != stale.rend(); ++it) chain.Disconnect(*it);
+            CheckSameCoins(chain.Coins(), coins_at.at(fork), "fork point after the stale branch");
+            for (int h = fork + 1; h <= tip; ++h) chain.Connect(active[h], h);
+            check_expected("after the reorg back");
+        }
+    }
+    if (vectors == 0) BOOST_TEST_MESSAGE("connect_tests: no blocks.dat under " << root << "; skipping");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
