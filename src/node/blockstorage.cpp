@@ -1,0 +1,437 @@
+// The file half of BlockManager: blk/rev records, pruning and scanning
+// blk-format files. Formats are at the top of node/blockstorage.h.
+
+#include <node/blockstorage.h>
+
+#include <dbwrapper.h>
+#include <hash.h>
+#include <streams.h>
+#include <util/log.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace node {
+namespace {
+
+constexpr size_t UNDO_CHECKSUM_BYTES{uint256::SIZE};
+constexpr size_t SCAN_CHUNK_BYTES{1 << 16};
+
+uint256 UndoChecksum(const uint256& parent_hash, std::span<const std::byte> undo)
+{
+    HashWriter hasher;
+    hasher << parent_hash;
+    hasher.write(undo);
+    return hasher.GetHash();
+}
+
+bool ReadAt(std::FILE* file, uint64_t pos, std::span<std::byte> out)
+{
+    if (fseeko(file, static_cast<off_t>(pos), SEEK_SET) != 0) return false;
+    return std::fread(out.data(), 1, out.size(), file) == out.size();
+}
+
+// The offset of the first magic at or after `from`; nullopt when none is left.
+std::optional<uint64_t> FindMagic(std::FILE* file, uint64_t from, const MessageStartChars& magic, std::vector<unsigned char>& chunk)
+{
+    while (true) {
+        if (fseeko(file, static_cast<off_t>(from), SEEK_SET) != 0) return std::nullopt;
+        const size_t got = std::fread(chunk.data(), 1, chunk.size(), file);
+        if (got < magic.size()) return std::nullopt;
+        const auto end = chunk.begin() + got;
+        const auto found = std::search(chunk.begin(), end, magic.begin(), magic.end());
+        if (found != end) return from + (found - chunk.begin());
+        // A magic cut by the chunk's end is found by the next read.
+        from += got - (magic.size() - 1);
+    }
+}
+
+} // namespace
+
+BlockManager::BlockManager(Options options) : m_options{std::move(options)}
+{
+    if (m_options.max_blockfile_size == 0 || m_options.max_blockfile_size > UINT32_MAX) {
+        // Positions in the index are 32-bit.
+        throw std::invalid_argument("max_blockfile_size must be between 1 and 2^32 - 1");
+    }
+    std::filesystem::create_directories(m_options.blocks_dir);
+    m_db = std::make_unique<CDBWrapper>(DBParams{.path = m_options.blocks_dir / "index",
+                                                 .cache_bytes = m_options.index_cache_bytes,
+                                                 .memory_only = false,
+                                                 .wipe_data = m_options.wipe_index,
+                                                 .obfuscate = false});
+}
+
+BlockManager::~BlockManager()
+{
+    CloseHandle(m_block_handle);
+    CloseHandle(m_undo_handle);
+}
+
+std::filesystem::path BlockManager::FilePath(FileKind kind, int file) const
+{
+    return m_options.blocks_dir / fmt::format("{}{:05}.dat", kind == FileKind::BLOCK ? "blk" : "rev", file);
+}
+
+std::filesystem::path BlockManager::BlockFilePath(int file) const { return FilePath(FileKind::BLOCK, file); }
+std::filesystem::path BlockManager::UndoFilePath(int file) const { return FilePath(FileKind::UNDO, file); }
+
+const CBlockFileInfo* BlockManager::GetBlockFileInfo(int file) const
+{
+    if (file < 0 || file >= static_cast<int>(m_blockfile_info.size())) return nullptr;
+    return &m_blockfile_info[file];
+}
+
+BlockManager::WriteHandle& BlockManager::HandleFor(FileKind kind)
+{
+    return kind == FileKind::BLOCK ? m_block_handle : m_undo_handle;
+}
+
+bool BlockManager::SyncHandle(WriteHandle& handle)
+{
+    if (!handle.stream || !handle.unsynced) return true;
+    std::FILE* file = handle.stream->Get();
+    if (std::fflush(file) != 0 || fsync(fileno(file)) != 0) {
+        LogError("Syncing block file {} failed: {}", handle.file, std::strerror(errno));
+        return false;
+    }
+    handle.unsynced = false;
+    return true;
+}
+
+void BlockManager::CloseHandle(WriteHandle& handle)
+{
+    if (!handle.stream) return;
+    SyncHandle(handle);
+    handle.stream->fclose();
+    handle.stream.reset();
+    handle.file = -1;
+    handle.unsynced = false;
+}
+
+bool BlockManager::OpenForWrite(FileKind kind, int file)
+{
+    WriteHandle& handle = HandleFor(kind);
+    if (handle.stream && handle.file == file) return true;
+    CloseHandle(handle);
+    const auto path = FilePath(kind, file);
+    // "rb+" so that writing at a position never truncates what follows;
+    // create only when the file is really missing.
+    std::FILE* stream = std::fopen(path.c_str(), "rb+");
+    if (!stream && errno == ENOENT) stream = std::fopen(path.c_str(), "wb+");
+    if (!stream) {
+        LogError("Unable to open {} for writing: {}", path.string(), std::strerror(errno));
+        return false;
+    }
+    handle.stream = std::make_unique<AutoFile>(stream);
+    handle.file = file;
+    return true;
+}
+
+bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos, std::span<const std::byte> payload,
+                               std::span<const std::byte> trailer)
+{
+    if (!OpenForWrite(kind, file)) return false;
+    WriteHandle& handle = HandleFor(kind);
+    try {
+        if (fseeko(handle.stream->Get(), pos, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
+        handle.unsynced = true;
+        *handle.stream << m_options.magic;
+        WriteLE(*handle.stream, static_cast<uint32_t>(payload.size()));
+        handle.stream->write(payload);
+        handle.stream->write(trailer);
+        if (std::fflush(handle.stream->Get()) != 0) throw std::ios_base::failure("fflush failed");
+    } catch (const std::ios_base::failure& e) {
+        LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, e.what());
+        // The stream may be in an error state; the next write reopens it.
+        CloseHandle(handle);
+        return false;
+    }
+    return true;
+}
+
+std::optional<std::vector<std::byte>> BlockManager::ReadRecord(FileKind kind, const FlatFilePos& pos, size_t trailer_bytes) const
+{
+    const auto path = FilePath(kind, pos.nFile);
+    const auto where = fmt::format("{}:{}", path.filename().string(), pos.nPos);
+    if (pos.nPos < STORAGE_HEADER_BYTES) {
+        LogError("{}: no record can start there", where);
+        return std::nullopt;
+    }
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    if (file.IsNull() || ec) {
+        LogError("{}: cannot open the file", where);
+        return std::nullopt;
+    }
+    try {
+        if (fseeko(file.Get(), pos.nPos - STORAGE_HEADER_BYTES, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
+        MessageStartChars magic;
+        file >> magic;
+        if (magic != m_options.magic) {
+            LogError("{}: wrong network magic before the record", where);
+            return std::nullopt;
+        }
+        const uint32_t size = ReadLE<uint32_t>(file);
+        // Checked before allocating, so a corrupt size cannot ask for 4 GiB.
+        if (uint64_t{pos.nPos} + size + trailer_bytes > file_size) {
+            LogError("{}: a record of {} bytes runs past the end of the file", where, size);
+            return std::nullopt;
+        }
+        std::vector<std::byte> bytes(size + trailer_bytes);
+        file.read(bytes);
+        return bytes;
+    } catch (const std::ios_base::failure& e) {
+        LogError("{}: read failed: {}", where, e.what());
+        return std::nullopt;
+    }
+}
+
+int BlockManager::FindBlockFile(unsigned int add_size)
+{
+    if (m_blockfile_info.size() <= static_cast<size_t>(m_last_blockfile)) m_blockfile_info.resize(m_last_blockfile + 1);
+    // An empty file takes any block, so an oversized one cannot loop forever.
+    while (m_blockfile_info[m_last_blockfile].nSize > 0 &&
+           uint64_t{m_blockfile_info[m_last_blockfile].nSize} + add_size >= m_options.max_blockfile_size) {
+        LogInfo("Leaving block file {}: {}", m_last_blockfile, m_blockfile_info[m_last_blockfile].ToString());
+        // A finished file is fsynced now, as upstream does, rather than at
+        // the next WriteIndex.
+        if (m_block_handle.file == m_last_blockfile) CloseHandle(m_block_handle);
+        ++m_last_blockfile;
+        if (m_blockfile_info.size() <= static_cast<size_t>(m_last_blockfile)) m_blockfile_info.resize(m_last_blockfile + 1);
+    }
+    return m_last_blockfile;
+}
+
+FlatFilePos BlockManager::SaveBlock(const CBlock& block, CBlockIndex& index)
+{
+    if (block.GetHash() != index.hash) throw std::logic_error("SaveBlock: the block is not the index entry's");
+    if (index.nStatus & BLOCK_HAVE_DATA) return index.GetBlockPos();
+
+    DataStream bytes;
+    bytes << block;
+    // A file that already holds a block stays below max_blockfile_size (at
+    // most 2^32 - 1), so only a lone block in an empty file can overflow.
+    if (bytes.size() > UINT32_MAX - STORAGE_HEADER_BYTES) {
+        LogError("SaveBlock: block {} is too large to store ({} bytes)", index.hash.GetHex(), bytes.size());
+        return {};
+    }
+    const auto add_size = static_cast<unsigned int>(STORAGE_HEADER_BYTES + bytes.size());
+    const int file = FindBlockFile(add_size);
+    CBlockFileInfo& info = m_blockfile_info[file];
+    const unsigned int record_pos = info.nSize;
+    if (!WriteRecord(FileKind::BLOCK, file, record_pos, bytes.Unread(), {})) return {};
+
+    info.nSize += add_size;
+    info.AddBlock(static_cast<unsigned int>(index.nHeight), block.nTime);
+    m_dirty_fileinfo.insert(file);
+    index.nTx = static_cast<unsigned int>(block.vtx.size());
+    index.nFile = file;
+    index.nDataPos = record_pos + STORAGE_HEADER_BYTES;
+    index.nStatus |= BLOCK_HAVE_DATA;
+    SetDirty(index);
+    return index.GetBlockPos();
+}
+
+bool BlockManager::ReadBlock(CBlock& block, const CBlockIndex& index) const
+{
+    if (!(index.nStatus & BLOCK_HAVE_DATA)) {
+        LogError("ReadBlock: no data for block {}", index.hash.GetHex());
+        return false;
+    }
+    const auto bytes = ReadRecord(FileKind::BLOCK, index.GetBlockPos(), 0);
+    if (!bytes) return false;
+    try {
+        SpanReader reader{*bytes};
+        reader >> block;
+    } catch (const std::exception& e) {
+        LogError("ReadBlock: cannot deserialize block {} at {}:{}: {}", index.hash.GetHex(), index.nFile, index.nDataPos, e.what());
+        return false;
+    }
+    if (block.GetHash() != index.hash) {
+        LogError("ReadBlock: GetHash() doesn't match index for {} at {}:{}", index.hash.GetHex(), index.nFile, index.nDataPos);
+        return false;
+    }
+    return true;
+}
+
+bool BlockManager::WriteUndo(std::span<const std::byte> undo, CBlockIndex& index)
+{
+    if (!(index.nStatus & BLOCK_HAVE_DATA)) throw std::logic_error("WriteUndo: the block has no data, so no rev file");
+    if (!index.pprev) throw std::logic_error("WriteUndo: a block without a parent has no undo data");
+    if (index.nStatus & BLOCK_HAVE_UNDO) return true;
+    assert(index.nFile >= 0 && static_cast<size_t>(index.nFile) < m_blockfile_info.size());
+
+    CBlockFileInfo& info = m_blockfile_info[index.nFile];
+    const uint64_t add_size = STORAGE_HEADER_BYTES + undo.size() + UNDO_CHECKSUM_BYTES;
+    if (info.nUndoSize + add_size > UINT32_MAX) {
+        LogError("WriteUndo: rev file {} would outgrow 32-bit positions", index.nFile);
+        return false;
+    }
+    const uint256 checksum = UndoChecksum(index.pprev->hash, undo);
+    const unsigned int record_pos = info.nUndoSize;
+    if (!WriteRecord(FileKind::UNDO, index.nFile, record_pos, undo, std::as_bytes(std::span{checksum.begin(), checksum.end()}))) {
+        return false;
+    }
+
+    info.nUndoSize += static_cast<unsigned int>(add_size);
+    m_dirty_fileinfo.insert(index.nFile);
+    index.nUndoPos = record_pos + STORAGE_HEADER_BYTES;
+    index.nStatus |= BLOCK_HAVE_UNDO;
+    SetDirty(index);
+    return true;
+}
+
+std::optional<std::vector<std::byte>> BlockManager::ReadUndo(const CBlockIndex& index) const
+{
+    if (!(index.nStatus & BLOCK_HAVE_UNDO) || !index.pprev) {
+        LogError("ReadUndo: no undo data for block {}", index.hash.GetHex());
+        return std::nullopt;
+    }
+    auto bytes = ReadRecord(FileKind::UNDO, index.GetUndoPos(), UNDO_CHECKSUM_BYTES);
+    if (!bytes) return std::nullopt;
+    const auto undo = std::span{*bytes}.first(bytes->size() - UNDO_CHECKSUM_BYTES);
+    const auto stored = std::span{*bytes}.last(UNDO_CHECKSUM_BYTES);
+    const uint256 expected = UndoChecksum(index.pprev->hash, undo);
+    if (!std::ranges::equal(stored, std::as_bytes(std::span{expected.begin(), expected.end()}))) {
+        LogError("ReadUndo: checksum mismatch for block {} at {}:{}", index.hash.GetHex(), index.nFile, index.nUndoPos);
+        return std::nullopt;
+    }
+    bytes->resize(undo.size());
+    return bytes;
+}
+
+void BlockManager::Flush()
+{
+    for (WriteHandle* handle : {&m_block_handle, &m_undo_handle}) {
+        if (handle->stream) std::fflush(handle->stream->Get());
+    }
+}
+
+bool BlockManager::Sync()
+{
+    const bool blocks_ok = SyncHandle(m_block_handle);
+    const bool undo_ok = SyncHandle(m_undo_handle);
+    return blocks_ok && undo_ok;
+}
+
+uint64_t BlockManager::CalculateCurrentUsage() const
+{
+    uint64_t usage = 0;
+    for (const CBlockFileInfo& info : m_blockfile_info) usage += uint64_t{info.nSize} + info.nUndoSize;
+    return usage;
+}
+
+std::vector<int> BlockManager::FindFilesToPrune(uint64_t target_bytes, int tip_height, int keep_last_blocks) const
+{
+    std::vector<int> files;
+    const int last_prunable_height = tip_height - keep_last_blocks;
+    if (last_prunable_height < 0) return files;
+    uint64_t usage = CalculateCurrentUsage();
+    for (int file = 0; file < m_last_blockfile && file < static_cast<int>(m_blockfile_info.size()); ++file) {
+        if (usage < target_bytes) break;
+        const CBlockFileInfo& info = m_blockfile_info[file];
+        if (info.nSize == 0) continue;
+        // A file's blocks are not in height order (forks, late arrivals), so
+        // a kept file does not end the search.
+        if (info.nHeightLast > static_cast<unsigned int>(last_prunable_height)) continue;
+        files.push_back(file);
+        usage -= uint64_t{info.nSize} + info.nUndoSize;
+    }
+    return files;
+}
+
+void BlockManager::PruneFiles(const std::vector<int>& files)
+{
+    if (files.empty()) return;
+    for (const int file : files) {
+        if (file == m_last_blockfile) throw std::logic_error("PruneFiles: cannot prune the block file being written");
+        if (!GetBlockFileInfo(file)) throw std::logic_error("PruneFiles: no such block file");
+    }
+    const std::set<int> pruned(files.begin(), files.end());
+    for (const auto& [hash, entry] : m_block_index) {
+        if (!(entry->nStatus & BLOCK_HAVE_MASK) || !pruned.contains(entry->nFile)) continue;
+        entry->nStatus &= ~uint32_t{BLOCK_HAVE_MASK};
+        entry->nFile = 0;
+        entry->nDataPos = 0;
+        entry->nUndoPos = 0;
+        SetDirty(*entry);
+    }
+    for (const int file : pruned) {
+        m_blockfile_info[file] = CBlockFileInfo{};
+        m_dirty_fileinfo.insert(file);
+    }
+    if (!m_have_pruned) {
+        m_have_pruned = true;
+        m_pruned_flag_dirty = true;
+    }
+    // Deleting first would let a crash leave an index that claims the data.
+    if (!WriteIndex()) {
+        LogError("PruneFiles: the block index could not be written; keeping the files for now");
+        return;
+    }
+    for (const int file : pruned) {
+        for (WriteHandle* handle : {&m_block_handle, &m_undo_handle}) {
+            if (handle->file == file) CloseHandle(*handle);
+        }
+        std::error_code ec_blk, ec_rev;
+        std::filesystem::remove(BlockFilePath(file), ec_blk);
+        std::filesystem::remove(UndoFilePath(file), ec_rev);
+        if (ec_blk || ec_rev) LogWarning("Prune: could not delete blk/rev ({:05}): {}", file, (ec_blk ? ec_blk : ec_rev).message());
+        LogDebug(logging::Category::PRUNE, "Prune: deleted blk/rev ({:05})", file);
+    }
+}
+
+std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
+                                                         const BlockFileCallback& callback)
+{
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    if (file.IsNull() || ec) {
+        LogError("ReadBlockFile: cannot open {}", path.string());
+        return std::nullopt;
+    }
+    BlockFileScan scan;
+    uint64_t record_bytes = 0;
+    std::vector<unsigned char> chunk(SCAN_CHUNK_BYTES);
+    std::vector<std::byte> payload;
+    uint64_t from = 0;
+    while (const auto start = FindMagic(file.Get(), from, magic, chunk)) {
+        // Whatever goes wrong below, look again one byte further on, as
+        // upstream's import does: the magic may have been part of garbage.
+        from = *start + 1;
+        std::array<std::byte, STORAGE_HEADER_BYTES> header;
+        if (!ReadAt(file.Get(), *start, header)) continue;
+        uint32_t size;
+        std::memcpy(&size, header.data() + magic.size(), sizeof(size));
+        if (size < CBlockHeader::SIZE || size > MAX_BLOCK_SERIALIZED_SIZE) continue;
+        payload.resize(size);
+        if (!ReadAt(file.Get(), *start + STORAGE_HEADER_BYTES, payload)) continue;
+        CBlock block;
+        try {
+            SpanReader reader{payload};
+            reader >> block;
+        } catch (const std::exception&) {
+            continue;
+        }
+        callback(block, *start + STORAGE_HEADER_BYTES);
+        ++scan.blocks;
+        record_bytes += STORAGE_HEADER_BYTES + size;
+        from = *start + STORAGE_HEADER_BYTES + size;
+    }
+    scan.skipped_bytes = file_size - record_bytes;
+    if (scan.skipped_bytes > 0) {
+        LogInfo("ReadBlockFile: {}: {} blocks, skipped {} bytes that are not blocks", path.string(), scan.blocks, scan.skipped_bytes);
+    }
+    return scan;
+}
+
+} // namespace node
