@@ -23,7 +23,10 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching", F::NONE, opts);
     args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: bitcoind.pid)", F::NONE, opts);
     args.AddArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + "). The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts);
-    args.AddArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options");
+    args.AddArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options");
+    args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified", F::NONE, opts);
+    args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks", F::NONE, opts);
+    args.AddArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept", F::NONE, opts);
 
     const std::string chain = "Chain selection options";
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
@@ -39,6 +42,8 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: debug.log); -nodebuglogfile disables it", F::NONE, debug);
     args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (always on in coinsdb)", F::NONE, debug);
     args.AddArg("-dbbatchsize=<n>", "Maximum database write batch size in bytes (default: " + std::to_string(DEFAULT_DB_BATCH_SIZE) + ")", F::DEBUG_ONLY, debug);
+    args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains", F::DEBUG_ONLY, debug);
+    args.AddArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug);
     args.AddArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable)", F::DEBUG_ONLY, debug);
 
@@ -64,16 +69,16 @@ void SetupServerArgs(ArgsManager& args)
     for (const char* name : {"-txindex", "-blockfilterindex=<type>", "-coinstatsindex", "-peerblockfilters"}) {
         args.AddIgnoredArg(name, "no indexes");
     }
-    for (const char* name : {"-prune=<n>", "-reindex", "-reindex-chainstate", "-loadblock=<file>", "-assumevalid=<hex>",
-                             "-blocksdir=<dir>", "-blocksxor", "-par=<n>", "-checkblocks=<n>", "-checklevel=<n>"}) {
-        args.AddIgnoredArg(name, "no block storage or validation");
+    for (const char* name : {"-reindex", "-assumevalid=<hex>", "-blocksdir=<dir>", "-blocksxor", "-par=<n>",
+                             "-checkblocks=<n>", "-checklevel=<n>"}) {
+        args.AddIgnoredArg(name, "blocks are replayed for their UTXO changes only");
     }
     for (const char* name : {"-disablewallet", "-wallet=<path>", "-walletdir=<dir>", "-fallbackfee=<amt>"}) {
         args.AddIgnoredArg(name, "no wallet");
     }
     for (const char* name : {"-maxmempool=<n>", "-mempoolexpiry=<n>", "-persistmempool", "-zmqpubrawblock=<address>",
                              "-zmqpubhashblock=<address>", "-rest", "-alertnotify=<cmd>", "-blocknotify=<cmd>",
-                             "-startupnotify=<cmd>", "-shutdownnotify=<cmd>", "-fastprune", "-checkmempool=<n>",
+                             "-startupnotify=<cmd>", "-shutdownnotify=<cmd>", "-checkmempool=<n>",
                              "-checkpoints", "-shrinkdebugfile", "-logips", "-logthreadnames", "-logsourcelocations"}) {
         args.AddIgnoredArg(name, "no mempool, notifications or REST in coinsdb");
     }

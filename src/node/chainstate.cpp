@@ -115,16 +115,21 @@ void ChainstateManager::LoadChainstates()
 {
     std::lock_guard lock{m_mutex};
     const auto& sizes = m_options.cache_sizes;
+    if (m_options.wipe_chainstate) LogInfo("-reindex-chainstate: wiping chainstate/ to rebuild it from stored blocks");
     m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.coins_view,
-                                                    /*wipe=*/false, sizes.coins, std::nullopt);
-    if (m_ibd_chainstate->TipHash().IsNull()) {
+                                                    /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt);
+    if (m_ibd_chainstate->TipHash().IsNull() && !m_ibd_chainstate->CoinsDB().GetHeadBlocks().empty()) {
+        // A flush was cut short: block replay repairs it (BlockProcessor).
+        LogInfo("chainstate/ holds an unfinished flush; it will be replayed");
+        m_ibd_chainstate->SetTip(uint256{}, -1);
+    } else if (m_ibd_chainstate->TipHash().IsNull()) {
         // A new chainstate starts as the UTXO set after genesis: empty,
         // since the genesis output is not spendable.
         LogInfo("Initializing chainstate at the genesis block {}", Params().GenesisHash().GetHex());
         m_ibd_chainstate->SetTip(Params().GenesisHash(), 0);
         m_ibd_chainstate->Flush();
     } else if (m_ibd_chainstate->TipHash() != Params().GenesisHash()) {
-        LogWarning("chainstate/ tip {} is not the genesis block; its height is unknown to coinsdb", m_ibd_chainstate->TipHash().GetHex());
+        // The block index gives the height (BlockProcessor::LoadChain).
         m_ibd_chainstate->SetTip(m_ibd_chainstate->TipHash(), -1);
     }
 

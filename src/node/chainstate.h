@@ -72,6 +72,8 @@ struct ChainstateManagerOptions {
     std::filesystem::path datadir;
     kernel::CacheSizes cache_sizes;
     CoinsViewOptions coins_view;
+    // -reindex-chainstate: start chainstate/ from scratch.
+    bool wipe_chainstate{false};
 };
 
 struct SnapshotLoadResult {

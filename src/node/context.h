@@ -2,6 +2,8 @@
 #define COINSDB_NODE_CONTEXT_H
 
 #include <kernel/caches.h>
+#include <node/block_processor.h>
+#include <node/blockstorage.h>
 #include <node/chainstate.h>
 
 #include <atomic>
@@ -19,6 +21,9 @@ namespace node {
 struct NodeContext {
     ArgsManager* args{nullptr};
     std::unique_ptr<ChainstateManager> chainman;
+    // Block replay; absent while a snapshot chainstate is active.
+    std::unique_ptr<BlockManager> blockman;
+    std::unique_ptr<BlockProcessor> processor;
     std::optional<kernel::CacheSizes> cache_sizes;
     std::chrono::steady_clock::time_point start_time{std::chrono::steady_clock::now()};
 

@@ -240,6 +240,65 @@ HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainPar
     return options;
 }
 
+// -prune in MiB: 0 keeps every block; otherwise at least 550, as upstream.
+uint64_t PruneTargetBytes(const ArgsManager& args)
+{
+    const std::string value = args.GetArg("prune", "0");
+    const auto mib = ParseInt64(value);
+    if (!mib || *mib < 0) throw InitError("Invalid -prune value '" + value + "': expected a size in MiB");
+    if (*mib == 0) return 0;
+    // -fastprune (tests) lifts the minimum so pruning shows on small chains.
+    if (*mib < 550 && !args.GetBoolArg("fastprune", false)) {
+        throw InitError("Prune configured below the minimum of 550 MiB. Please use a higher number.");
+    }
+    return static_cast<uint64_t>(*mib) * MiB;
+}
+
+// Opens blocks/ and links the normal chainstate to it, unless a snapshot
+// chainstate is active (replaying blocks onto one is not supported).
+void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+{
+    std::lock_guard lock{node.chainman->Mutex()};
+    Chainstate& active = node.chainman->Active();
+    if (active.Snapshot()) {
+        if (args.IsArgSet("loadblock") || args.GetBoolArg("reindex-chainstate", false)) {
+            LogWarning("A snapshot chainstate is active: -loadblock and -reindex-chainstate are ignored");
+        }
+        return;
+    }
+    constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
+    node.blockman = std::make_unique<BlockManager>(BlockManager::Options{
+        .blocks_dir = net_dir / "blocks",
+        .magic = params.MessageStart(),
+        .max_blockfile_size = args.GetBoolArg("fastprune", false) ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
+        .index_cache_bytes = node.cache_sizes->block_tree_db});
+    if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
+    BlockProcessorOptions options;
+    options.prune_target_bytes = PruneTargetBytes(args);
+    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", 3600))};
+    options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
+    if (options.prune_target_bytes) LogInfo("Prune configured to target {} MiB on disk for block and undo files.", options.prune_target_bytes / MiB);
+    node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
+                                                      node.chainman->Mutex());
+    node.processor->LoadChain();
+}
+
+// Upstream's ThreadImport: -reindex-chainstate, then each -loadblock file.
+void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reindex_chainstate)
+{
+    if (reindex_chainstate) {
+        std::lock_guard lock{node.chainman->Mutex()};
+        LogInfo("Reindexing the chainstate from stored blocks...");
+        node.processor->ActivateBestChain();
+    }
+    for (const auto& file : files) {
+        if (node.shutdown_requested) break;
+        node.processor->ImportFile(file);
+    }
+    std::lock_guard lock{node.chainman->Mutex()};
+    LogInfo("Block import finished: tip at height {}", node.processor->ActiveChain().Height());
+}
+
 void WaitForShutdown(NodeContext& node)
 {
     std::unique_lock lock{node.shutdown_mutex};
@@ -253,6 +312,8 @@ void FinalFlush(NodeContext& node)
 {
     if (!node.chainman) return;
     std::lock_guard lock{node.chainman->Mutex()};
+    // The index first: the chainstate must never point at unknown blocks.
+    if (node.blockman && !node.blockman->WriteIndex()) LogError("Failed to write the block index");
     for (Chainstate* chainstate : node.chainman->All()) {
         const size_t usage = chainstate->CoinsTip().DynamicMemoryUsage();
         if (usage >= WARN_FLUSH_COINS_SIZE) {
@@ -300,9 +361,10 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
 
     int exit_code = EXIT_SUCCESS;
     try {
-        node.chainman = std::make_unique<ChainstateManager>(
-            ChainstateManagerOptions{params, net_dir, *node.cache_sizes, coins_view});
+        node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
+            params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false)});
         node.chainman->LoadChainstates();
+        SetupBlockReplay(node, args, net_dir, params);
     } catch (const dbwrapper_error& e) {
         server.Stop();
         if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
@@ -317,7 +379,22 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     LogInfo("init message: Done loading");
     daemon.Report(true);
 
-    if (const int64_t stop_height = args.GetIntArg("stopatheight", 0); stop_height > 0) {
+    const std::vector<std::string> loadblock_files = args.GetArgs("loadblock");
+    const bool reindex_chainstate = args.GetBoolArg("reindex-chainstate", false);
+    const bool have_block_source = node.processor && (!loadblock_files.empty() || reindex_chainstate);
+    std::thread import_thread;
+    if (have_block_source) {
+        import_thread = std::thread{[&node, loadblock_files, reindex_chainstate] {
+            try {
+                ImportBlocks(node, loadblock_files, reindex_chainstate);
+            } catch (const std::exception& e) {
+                LogError("Block import failed: {}", e.what());
+                node.RequestShutdown();
+            }
+        }};
+    }
+
+    if (const int64_t stop_height = args.GetIntArg("stopatheight", 0); stop_height > 0 && !have_block_source) {
         const int tip = node.chainman->Active().TipHeight();
         if (tip < stop_height) {
             LogInfo("-stopatheight={}: the tip is at height {} and coinsdb has no block source to reach it; shutting down", stop_height, tip);
@@ -329,12 +406,15 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     LogInfo("Shutdown: In progress...");
     server.Interrupt();
     server.Stop();
+    if (import_thread.joinable()) import_thread.join();
     try {
         FinalFlush(node);
     } catch (const std::exception& e) {
         LogError("Final flush failed: {}", e.what());
         exit_code = EXIT_FAILURE;
     }
+    node.processor.reset();
+    node.blockman.reset();
     node.chainman.reset();
     if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
     std::error_code ec;

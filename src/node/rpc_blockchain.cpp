@@ -200,6 +200,89 @@ json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     };
 }
 
+BlockProcessor& RequireBlockReplay(NodeContext& node)
+{
+    if (!node.processor) throw JSONRPCError(RPC_MISC_ERROR, "Block storage is not open (a snapshot chainstate is active)");
+    return *node.processor;
+}
+
+json HeaderToJson(const BlockManager& blockman, const CChain& chain, const CBlockIndex& index)
+{
+    json result{
+        {"hash", index.hash.GetHex()},
+        {"confirmations", chain.Contains(&index) ? chain.Height() - index.nHeight + 1 : -1},
+        {"height", index.nHeight},
+        {"version", index.nVersion},
+        {"versionHex", fmt::format("{:08x}", static_cast<uint32_t>(index.nVersion))},
+        {"merkleroot", index.hashMerkleRoot.GetHex()},
+        {"time", index.nTime},
+        {"nonce", index.nNonce},
+        {"bits", fmt::format("{:08x}", index.nBits)},
+        {"chainwork", index.nChainWork.GetHex()},
+        {"nTx", index.nTx},
+    };
+    if (index.pprev) result["previousblockhash"] = index.pprev->hash.GetHex();
+    if (const CBlockIndex* next = chain.Next(&index)) result["nextblockhash"] = next->hash.GetHex();
+    return result;
+}
+
+json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
+{
+    std::lock_guard lock{node.chainman->Mutex()};
+    Chainstate& active = node.chainman->Active();
+    json result{
+        {"chain", node.chainman->Params().GetChainTypeString()},
+        {"blocks", active.TipHeight()},
+        {"bestblockhash", active.TipHash().GetHex()},
+    };
+    if (node.processor && node.blockman) {
+        const CBlockIndex* best_header = node.blockman->BestHeader();
+        const CBlockIndex* tip = node.processor->ActiveChain().Tip();
+        result["headers"] = best_header ? best_header->nHeight : -1;
+        result["chainwork"] = tip ? tip->nChainWork.GetHex() : std::string(64, '0');
+        result["size_on_disk"] = node.blockman->CalculateCurrentUsage();
+        result["pruned"] = node.blockman->IsPruned() || node.args->GetIntArg("prune", 0) > 0;
+        result["waiting_blocks"] = node.processor->WaitingBlocks();
+        if (node.blockman->IsPruned()) {
+            int prune_height = 0;
+            for (const CBlockIndex* index = tip; index && (index->nStatus & BLOCK_HAVE_DATA); index = index->pprev) prune_height = index->nHeight;
+            result["pruneheight"] = prune_height;
+        }
+    } else {
+        result["headers"] = active.TipHeight();
+        result["pruned"] = false;
+    }
+    result["verification"] = "utxo-only: scripts and signatures are not verified";
+    return result;
+}
+
+json GetBlockHash(NodeContext& node, const JSONRPCRequest& request)
+{
+    if (request.params.empty() || !request.params[0].is_number_integer()) throw JSONRPCError(RPC_TYPE_ERROR, "Expected type number for height");
+    std::lock_guard lock{node.chainman->Mutex()};
+    const CChain& chain = RequireBlockReplay(node).ActiveChain();
+    const int64_t height = request.params[0].get<int64_t>();
+    if (height < 0 || height > chain.Height()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Block height out of range");
+    return chain[static_cast<int>(height)]->hash.GetHex();
+}
+
+json GetBlockHeader(NodeContext& node, const JSONRPCRequest& request)
+{
+    const auto hash = uint256::FromHex(ParamString(request, 0, "blockhash"));
+    if (!hash) throw JSONRPCError(RPC_INVALID_PARAMETER, "blockhash must be of length 64 (hexadecimal string)");
+    const bool verbose = request.params.size() < 2 || request.params[1].is_null() || request.params[1].get<bool>();
+    std::lock_guard lock{node.chainman->Mutex()};
+    BlockProcessor& processor = RequireBlockReplay(node);
+    const CBlockIndex* index = node.blockman->LookupBlockIndex(*hash);
+    if (!index) throw JSONRPCError(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    if (!verbose) {
+        DataStream stream;
+        stream << index->GetBlockHeader();
+        return HexStr(stream.Unread());
+    }
+    return HeaderToJson(*node.blockman, processor.ActiveChain(), *index);
+}
+
 json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
 {
     std::lock_guard lock{node.chainman->Mutex()};
@@ -257,6 +340,14 @@ void RegisterBlockchainRPCCommands(RPCTable& table, NodeContext& node)
     table.Register({"blockchain", "dumptxoutset", {"path", "type", "options"},
                     "dumptxoutset \"path\" \"latest\"\nWrites the active UTXO set as a snapshot file.",
                     bind(DumpTxOutSet)});
+    table.Register({"blockchain", "getblockchaininfo", {},
+                    "getblockchaininfo\nState of the block chain: tip, headers, chain work, pruning. Scripts and signatures are not verified.",
+                    bind(GetBlockchainInfo)});
+    table.Register({"blockchain", "getblockhash", {"height"},
+                    "getblockhash height\nHash of the active chain's block at height.", bind(GetBlockHash)});
+    table.Register({"blockchain", "getblockheader", {"blockhash", "verbose"},
+                    "getblockheader \"blockhash\" ( verbose )\nThe header of a stored block: JSON, or hex with verbose=false.",
+                    bind(GetBlockHeader)});
     table.Register({"blockchain", "getcoinscacheinfo", {},
                     "getcoinscacheinfo\nThe coins cache: bytes, entries, dirty entries, batch size, -dbcache split and the last flush.",
                     bind(GetCoinsCacheInfo)});

@@ -157,7 +157,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         with node.assert_debug_log(["Option -blocksonly has no effect in coinsdb (no peer-to-peer network)",
                                     "Option -connect has no effect in coinsdb (no peer-to-peer network)",
                                     "Option -txindex has no effect in coinsdb (no indexes)",
-                                    "Option -prune has no effect in coinsdb (no block storage or validation)"],
+                                    "Prune configured to target 550 MiB on disk"],
                                    unexpected_msgs=["Option -listen has no effect"]):
             node.start(["-blocksonly=1", "-connect=0", "-txindex", "-prune=550"])
         assert_equal(node.getblockcount(), 0)

@@ -24,6 +24,9 @@ TEST_EXIT_SKIPPED = 77
 # Longest first, so that with --jobs the slow ones do not start last.
 ALL_TESTS = [
     "feature_assumeutxo.py",
+    "feature_dbcrash.py",
+    "feature_pruning.py",
+    "feature_loadblock.py",
     "feature_shutdown.py",
     "feature_config_args.py",
     "interface_bitcoin_cli.py",

@@ -1,0 +1,340 @@
+#include <node/block_processor.h>
+
+#include <kernel/connect.h>
+#include <kernel/undo.h>
+#include <streams.h>
+#include <util/log.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+
+namespace node {
+namespace {
+
+std::string FormatBlockTime(int64_t time)
+{
+    const std::time_t t = time;
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                       utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
+double Log2Work(const ChainWork& work)
+{
+    // Hex to double is exact enough for a log line.
+    double value = 0;
+    for (char c : work.GetHex()) value = value * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+    return value > 0 ? std::log2(value) : 0;
+}
+
+} // namespace
+
+BlockProcessor::BlockProcessor(const CChainParams& params, BlockManager& blockman, Chainstate& chainstate,
+                               BlockProcessorOptions options, std::atomic<bool>& shutdown, std::recursive_mutex& mutex)
+    : m_params{params}, m_blockman{blockman}, m_chainstate{chainstate}, m_options{options}, m_shutdown{shutdown}, m_mutex{mutex}
+{
+}
+
+void BlockProcessor::MarkLinked(CBlockIndex& first)
+{
+    // Linking a block can link the stored descendants that waited for it.
+    std::vector<CBlockIndex*> todo{&first};
+    while (!todo.empty()) {
+        CBlockIndex* index = todo.back();
+        todo.pop_back();
+        if (!m_linked.insert(index).second) continue;
+        if (!(index->nStatus & BLOCK_FAILED_MASK)) m_candidates.insert(index);
+        auto [begin, end] = m_unlinked.equal_range(index);
+        for (auto it = begin; it != end; ++it) todo.push_back(it->second);
+        m_unlinked.erase(begin, end);
+    }
+}
+
+void BlockProcessor::LoadChain()
+{
+    // Rebuild the link state of every stored block, parents first.
+    std::vector<CBlockIndex*> by_height;
+    for (const auto& [hash, index] : m_blockman.BlockIndex()) by_height.push_back(index.get());
+    std::ranges::sort(by_height, {}, [](const CBlockIndex* i) { return i->nHeight; });
+    for (CBlockIndex* index : by_height) {
+        if (!(index->nStatus & BLOCK_HAVE_DATA)) continue;
+        if (!index->pprev || m_linked.contains(index->pprev)) {
+            MarkLinked(*index);
+        } else {
+            m_unlinked.emplace(index->pprev, index);
+        }
+    }
+
+    const std::vector<uint256> heads = m_chainstate.CoinsDB().GetHeadBlocks();
+    if (!heads.empty()) RollForwardCrashedFlush(heads);
+
+    const uint256 best = m_chainstate.TipHash();
+    if (CBlockIndex* tip = m_blockman.LookupBlockIndex(best)) {
+        m_chain.SetTip(tip);
+        m_chainstate.SetTip(best, tip->nHeight);
+        LogInfo("Loaded best chain: hashBestChain={} height={}", best.GetHex(), tip->nHeight);
+    } else if (best != m_params.GenesisHash()) {
+        throw std::runtime_error("The chainstate's best block " + best.GetHex() +
+                                 " is not in the block index; restart with -reindex-chainstate");
+    }
+}
+
+void BlockProcessor::RollForwardCrashedFlush(const std::vector<uint256>& heads)
+{
+    if (heads.size() != 2) throw std::runtime_error("The coins database has a malformed head-blocks record");
+    CBlockIndex* target = m_blockman.LookupBlockIndex(heads[0]);
+    if (!target) throw std::runtime_error("The coins database was cut short while flushing to an unknown block " + heads[0].GetHex());
+    const CBlockIndex* old = heads[1].IsNull() ? nullptr : m_blockman.LookupBlockIndex(heads[1]);
+    if (!heads[1].IsNull() && !old) throw std::runtime_error("The coins database was cut short while flushing from an unknown block");
+    LogInfo("Replaying blocks: the last flush from {} to {} did not finish", heads[1].GetHex(), heads[0].GetHex());
+
+    // The fork point of the two states; everything between it and each end
+    // may or may not be on disk, so apply it again leniently.
+    const CBlockIndex* fork = old;
+    while (fork && target->GetAncestor(fork->nHeight) != fork) fork = fork->pprev;
+
+    CCoinsViewCache& cache = m_chainstate.CoinsTip();
+    for (const CBlockIndex* index = old; index != fork; index = index->pprev) {
+        CBlock block;
+        const auto undo_bytes = m_blockman.ReadUndo(*index);
+        if (!m_blockman.ReadBlock(block, *index) || !undo_bytes) throw std::runtime_error("Replay: cannot read block or undo of " + index->hash.GetHex());
+        CBlockUndo undo;
+        SpanReader{std::span{*undo_bytes}} >> undo;
+        LogInfo("Rolling back {} ({})", index->hash.GetHex(), index->nHeight);
+        if (kernel::DisconnectBlockCoins(block, undo, cache) == kernel::DisconnectResult::FAILED) {
+            throw std::runtime_error("Replay: failed to roll back " + index->hash.GetHex());
+        }
+    }
+    std::vector<const CBlockIndex*> forward;
+    for (const CBlockIndex* index = target; index != fork; index = index->pprev) forward.push_back(index);
+    for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+        const CBlockIndex* index = *it;
+        if (index->nHeight == 0) continue;
+        CBlock block;
+        if (!m_blockman.ReadBlock(block, *index)) throw std::runtime_error("Replay: cannot read block " + index->hash.GetHex());
+        LogInfo("Rolling forward {} ({})", index->hash.GetHex(), index->nHeight);
+        kernel::RollforwardBlockCoins(block, index->nHeight, cache);
+    }
+    cache.SetBestBlock(target->hash);
+    m_chainstate.SetTip(target->hash, target->nHeight);
+    m_chainstate.Flush();
+    LogInfo("Replay: finished at {} ({})", target->hash.GetHex(), target->nHeight);
+}
+
+bool BlockProcessor::AcceptBlock(const CBlock& block)
+{
+    const uint256 hash = block.GetHash();
+    if (CBlockIndex* known = m_blockman.LookupBlockIndex(hash); known && (known->nStatus & BLOCK_HAVE_DATA)) return true;
+    if (block.hashPrevBlock.IsNull() && hash != m_params.GenesisHash()) {
+        LogError("AcceptBlock: {} claims to be a genesis block of another chain", hash.GetHex());
+        return false;
+    }
+    kernel::BlockValidationState state;
+    if (!kernel::CheckBlock(block, m_params, state)) {
+        LogError("AcceptBlock: block {} rejected: {}", hash.GetHex(), state.ToString());
+        return false;
+    }
+    CBlockIndex* index = m_blockman.AddToBlockIndex(block.GetBlockHeader());
+    if (!index) return false;
+    if (index->pprev && (index->pprev->nStatus & BLOCK_FAILED_MASK)) {
+        index->nStatus |= BLOCK_FAILED_CHILD;
+        m_blockman.SetDirty(*index);
+        m_blockman.RecomputeBestHeader();
+        LogError("AcceptBlock: block {} builds on an invalid block", hash.GetHex());
+        return false;
+    }
+    if (m_blockman.SaveBlock(block, *index).IsNull()) throw std::runtime_error("Failed to write block " + hash.GetHex());
+    index->RaiseValidity(BLOCK_VALID_TRANSACTIONS);
+    m_blockman.SetDirty(*index);
+    if (!index->pprev || m_linked.contains(index->pprev)) {
+        MarkLinked(*index);
+    } else {
+        m_unlinked.emplace(index->pprev, index);
+    }
+    // The chainstate starts at genesis before the genesis block is stored.
+    if (!m_chain.Tip() && hash == m_chainstate.TipHash()) m_chain.SetTip(index);
+    return true;
+}
+
+bool BlockProcessor::ProcessBlock(const CBlock& first)
+{
+    bool all_ok = true;
+    std::vector<std::shared_ptr<const CBlock>> todo{std::make_shared<const CBlock>(first)};
+    while (!todo.empty()) {
+        auto block = todo.back();
+        todo.pop_back();
+        if (!block->hashPrevBlock.IsNull() && !m_blockman.LookupBlockIndex(block->hashPrevBlock)) {
+            m_waiting.emplace(block->hashPrevBlock, block);
+            continue;
+        }
+        all_ok &= AcceptBlock(*block);
+        const uint256 hash = block->GetHash();
+        auto [begin, end] = m_waiting.equal_range(hash);
+        for (auto it = begin; it != end; ++it) todo.push_back(it->second);
+        m_waiting.erase(begin, end);
+    }
+    return all_ok;
+}
+
+CBlockIndex* BlockProcessor::FindMostWorkChain() const
+{
+    for (CBlockIndex* candidate : m_candidates) {
+        if (!(candidate->nStatus & BLOCK_FAILED_MASK)) return candidate;
+    }
+    return nullptr;
+}
+
+void BlockProcessor::InvalidBlockFound(CBlockIndex& index, const std::string& reason)
+{
+    LogError("ConnectBlock {} at height {} failed: {}", index.hash.GetHex(), index.nHeight, reason);
+    index.nStatus |= BLOCK_FAILED_VALID;
+    m_blockman.SetDirty(index);
+    // Every stored descendant is now unusable too.
+    for (auto it = m_candidates.begin(); it != m_candidates.end();) {
+        if ((*it)->GetAncestor(index.nHeight) == &index) {
+            if (*it != &index) (*it)->nStatus |= BLOCK_FAILED_CHILD;
+            m_blockman.SetDirty(**it);
+            it = m_candidates.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    m_blockman.RecomputeBestHeader();
+}
+
+bool BlockProcessor::ConnectTip(CBlockIndex& index)
+{
+    CBlock block;
+    if (!m_blockman.ReadBlock(block, index)) throw std::runtime_error("Failed to read block " + index.hash.GetHex());
+    CCoinsViewCache& cache = m_chainstate.CoinsTip();
+    kernel::BlockValidationState state;
+    CBlockUndo undo;
+    if (index.nHeight == 0) {
+        // The genesis outputs are not spendable: nothing enters the set.
+        cache.SetBestBlock(index.hash);
+    } else if (!kernel::ConnectBlockCoins(block, index.nHeight, m_params, cache, undo, state)) {
+        InvalidBlockFound(index, state.ToString());
+        return false;
+    }
+    if (index.nHeight > 0) {
+        DataStream undo_bytes;
+        undo_bytes << undo;
+        if (!m_blockman.WriteUndo(undo_bytes.Unread(), index)) throw std::runtime_error("Failed to write undo data for " + index.hash.GetHex());
+    }
+    index.RaiseValidity(BLOCK_VALID_SCRIPTS);
+    m_blockman.SetDirty(index);
+    m_chain.SetTip(&index);
+    m_chainstate.SetTip(index.hash, index.nHeight);
+    ++m_connected_blocks;
+    m_connected_txs += block.vtx.size();
+    LogUpdateTip(index);
+    return true;
+}
+
+bool BlockProcessor::DisconnectTip()
+{
+    CBlockIndex* tip = m_chain.Tip();
+    if (!tip || !tip->pprev) return false;
+    CBlock block;
+    const auto undo_bytes = m_blockman.ReadUndo(*tip);
+    if (!m_blockman.ReadBlock(block, *tip) || !undo_bytes) throw std::runtime_error("Failed to read block or undo data of " + tip->hash.GetHex());
+    CBlockUndo undo;
+    SpanReader{std::span{*undo_bytes}} >> undo;
+    if (kernel::DisconnectBlockCoins(block, undo, m_chainstate.CoinsTip()) != kernel::DisconnectResult::OK) {
+        throw std::runtime_error("Failed to disconnect block " + tip->hash.GetHex());
+    }
+    m_chain.SetTip(tip->pprev);
+    m_chainstate.SetTip(tip->pprev->hash, tip->pprev->nHeight);
+    LogInfo("DisconnectTip: disconnected {} at height {}", tip->hash.GetHex(), tip->nHeight);
+    return true;
+}
+
+void BlockProcessor::ActivateBestChain()
+{
+    while (!m_shutdown) {
+        CBlockIndex* target = FindMostWorkChain();
+        CBlockIndex* tip = m_chain.Tip();
+        if (!target || (tip && target->nChainWork <= tip->nChainWork) || target == tip) return;
+        if (!tip && target->GetAncestor(0)->hash != m_chainstate.TipHash()) return;
+
+        const CBlockIndex* fork = tip ? m_chain.FindFork(target) : nullptr;
+        while (m_chain.Tip() && m_chain.Tip() != fork) {
+            if (!DisconnectTip()) break;
+        }
+        std::vector<CBlockIndex*> path;
+        for (CBlockIndex* index = target; index && index != fork; index = index->pprev) path.push_back(index);
+        bool failed = false;
+        for (auto it = path.rbegin(); it != path.rend() && !m_shutdown; ++it) {
+            if (!ConnectTip(**it)) {
+                failed = true;
+                break;
+            }
+            FlushStateToDisk(FlushMode::PERIODIC);
+            if (m_options.stop_at_height > 0 && (*it)->nHeight >= m_options.stop_at_height) {
+                LogInfo("-stopatheight={} reached at block {}; shutting down", m_options.stop_at_height, (*it)->hash.GetHex());
+                m_shutdown = true;
+                return;
+            }
+        }
+        if (!failed) continue;
+        // Another candidate may still beat the tip; the loop looks again.
+    }
+}
+
+void BlockProcessor::ImportFile(const std::filesystem::path& path)
+{
+    LogInfo("Importing blocks file {}...", path.string());
+    size_t accepted = 0;
+    const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const CBlock& block, uint64_t) {
+        if (m_shutdown) return;
+        std::lock_guard lock{m_mutex};
+        if (ProcessBlock(block)) ++accepted;
+        ActivateBestChain();
+    });
+    if (!scan) {
+        LogError("Could not open blocks file {}", path.string());
+        return;
+    }
+    LogInfo("Loaded {} blocks from external file {} ({} bytes skipped)", scan->blocks, path.string(), scan->skipped_bytes);
+    if (!m_waiting.empty()) LogInfo("{} blocks wait for a parent that has not been seen", m_waiting.size());
+}
+
+void BlockProcessor::PruneIfNeeded()
+{
+    if (m_options.prune_target_bytes == 0 || !m_chain.Tip()) return;
+    const auto files = m_blockman.FindFilesToPrune(m_options.prune_target_bytes, m_chain.Height());
+    if (files.empty()) return;
+    LogDebug(logging::Category::PRUNE, "Pruning {} block files below height {}", files.size(), m_chain.Height() - MIN_BLOCKS_TO_KEEP);
+    m_blockman.PruneFiles(files);
+}
+
+void BlockProcessor::FlushStateToDisk(FlushMode mode)
+{
+    const auto now = std::chrono::steady_clock::now();
+    const bool cache_full = m_chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL;
+    const bool periodic = now - m_last_write >= m_options.flush_interval;
+    const bool prune = m_options.prune_target_bytes > 0 && m_blockman.CalculateCurrentUsage() > m_options.prune_target_bytes;
+    if (mode == FlushMode::IF_NEEDED && !cache_full && !prune) return;
+    if (mode == FlushMode::PERIODIC && !cache_full && !prune && !periodic) return;
+
+    // The index must know every block the chainstate is about to point at.
+    if (!m_blockman.WriteIndex()) throw std::runtime_error("Failed to write the block index");
+    // Baseline: every write empties the coins cache, including the ones a
+    // prune asks for.
+    m_chainstate.Flush();
+    m_last_write = now;
+    if (prune) PruneIfNeeded();
+}
+
+void BlockProcessor::LogUpdateTip(const CBlockIndex& index) const
+{
+    const CCoinsViewCache& cache = m_chainstate.CoinsTip();
+    LogInfo("UpdateTip: new best={} height={} version=0x{:08x} log2_work={:.6f} tx={} date='{}' cache={:.1f}MiB({}txo)",
+            index.hash.GetHex(), index.nHeight, static_cast<uint32_t>(index.nVersion), Log2Work(index.nChainWork),
+            m_connected_txs, FormatBlockTime(index.nTime), cache.DynamicMemoryUsage() * (1.0 / (1 << 20)), cache.GetCacheSize());
+}
+
+} // namespace node

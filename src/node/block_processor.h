@@ -1,0 +1,110 @@
+#ifndef COINSDB_NODE_BLOCK_PROCESSOR_H
+#define COINSDB_NODE_BLOCK_PROCESSOR_H
+
+// Block replay: stores blocks, picks the chain with the most work and moves
+// the chainstate's UTXO set along it, block by block, the way upstream's
+// ProcessNewBlock / ActivateBestChain / FlushStateToDisk do. UTXO changes
+// only: scripts and signatures are not verified.
+
+#include <kernel/chainparams.h>
+#include <node/blockstorage.h>
+#include <node/chain.h>
+#include <node/chainstate.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace node {
+
+struct BlockProcessorOptions {
+    // -prune target in bytes; 0 keeps every block.
+    uint64_t prune_target_bytes{0};
+    // -flushinterval: write the cache at least this often. In the baseline
+    // every write empties the cache, as Flush does.
+    std::chrono::seconds flush_interval{std::chrono::hours{1}};
+    // -stopatheight: request shutdown after connecting this block (0: never).
+    int stop_at_height{0};
+};
+
+enum class FlushMode { IF_NEEDED, PERIODIC, ALWAYS };
+
+class BlockProcessor
+{
+public:
+    // mutex is the chainstate lock (ChainstateManager::Mutex()): imports
+    // take it block by block so RPCs can run in between.
+    BlockProcessor(const CChainParams& params, BlockManager& blockman, Chainstate& chainstate,
+                   BlockProcessorOptions options, std::atomic<bool>& shutdown, std::recursive_mutex& mutex);
+
+    // Links the chainstate to the block index: repairs a flush a crash cut
+    // short ('H' in the database) by replaying stored blocks, then sets the
+    // active chain to the chainstate's best block. Throws on what cannot be
+    // repaired.
+    void LoadChain();
+
+    // Checks and stores a block; a block whose parent is not known yet
+    // waits until it is. Returns false for an invalid block (logged).
+    bool ProcessBlock(const CBlock& block);
+    // Moves the chainstate to the most-work chain of stored blocks.
+    void ActivateBestChain();
+    // Reads a blk-format file block by block (-loadblock).
+    void ImportFile(const std::filesystem::path& path);
+
+    void FlushStateToDisk(FlushMode mode);
+
+    const CChain& ActiveChain() const { return m_chain; }
+    size_t WaitingBlocks() const { return m_waiting.size(); }
+    uint64_t ConnectedBlocks() const { return m_connected_blocks; }
+    uint64_t ConnectedTxs() const { return m_connected_txs; }
+
+private:
+    bool ConnectTip(CBlockIndex& index);
+    bool DisconnectTip();
+    // The stored, valid chain end with the most work, or nullptr.
+    CBlockIndex* FindMostWorkChain() const;
+    bool AcceptBlock(const CBlock& block);
+    void MarkLinked(CBlockIndex& index);
+    void InvalidBlockFound(CBlockIndex& index, const std::string& reason);
+    void RollForwardCrashedFlush(const std::vector<uint256>& heads);
+    void LogUpdateTip(const CBlockIndex& index) const;
+    void PruneIfNeeded();
+
+    const CChainParams& m_params;
+    BlockManager& m_blockman;
+    Chainstate& m_chainstate;
+    BlockProcessorOptions m_options;
+    std::atomic<bool>& m_shutdown;
+    std::recursive_mutex& m_mutex;
+
+    CChain m_chain;
+    // Blocks whose parent has not arrived, by parent hash.
+    std::multimap<uint256, std::shared_ptr<const CBlock>> m_waiting;
+    // Stored blocks whose every ancestor is stored too: the only ones a
+    // chain can be built from. Ordered by work, then arrival.
+    struct MoreWork {
+        bool operator()(const CBlockIndex* a, const CBlockIndex* b) const
+        {
+            if (a->nChainWork != b->nChainWork) return a->nChainWork > b->nChainWork;
+            if (a->nSequenceId != b->nSequenceId) return a->nSequenceId < b->nSequenceId;
+            return a < b;
+        }
+    };
+    std::set<CBlockIndex*, MoreWork> m_candidates;
+    // Stored blocks waiting for an ancestor's data, by parent.
+    std::multimap<CBlockIndex*, CBlockIndex*> m_unlinked;
+    std::set<const CBlockIndex*> m_linked;
+
+    std::chrono::steady_clock::time_point m_last_write{std::chrono::steady_clock::now()};
+    uint64_t m_connected_blocks{0};
+    uint64_t m_connected_txs{0};
+};
+
+} // namespace node
+
+#endif // COINSDB_NODE_BLOCK_PROCESSOR_H
