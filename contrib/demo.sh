@@ -12,7 +12,7 @@ SEED=${SEED:-1}
 BUILD_DIR=${BUILD_DIR:-build}
 
 contrib/install_deps.sh
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 export PATH="$PWD/$BUILD_DIR/src:$PWD/$BUILD_DIR/src/tools:$PATH"
 

@@ -19,7 +19,7 @@ for commit in $(git -C "$top" rev-list --reverse "$range"); do
   git -C "$scratch/tree" checkout -q --detach "$commit"
   (
     cd "$scratch/tree"
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build build -j "$(nproc)" >/dev/null
     if [ -f contrib/devtools/check_layers.py ]; then python3 contrib/devtools/check_layers.py src >/dev/null; fi
     ctest --test-dir build --output-on-failure -j "$(nproc)" | tail -n 3
