@@ -42,6 +42,19 @@ ParsedKey ParseKey(std::string key, std::optional<std::string> value)
     return parsed;
 }
 
+// -noname (or -noname=1) replaces earlier values with the negation marker;
+// -noname=0 means -name=1.
+void StoreValue(std::vector<std::string>& values, const ParsedKey& parsed)
+{
+    if (!parsed.negated) {
+        values.push_back(parsed.value);
+    } else if (InterpretBool(parsed.value)) {
+        values.assign({NEGATED});
+    } else {
+        values.push_back("1");
+    }
+}
+
 } // namespace
 
 bool InterpretBool(const std::string& value)
@@ -101,16 +114,7 @@ bool ArgsManager::ParseParameters(int argc, const char* const argv[], std::strin
             error = "Invalid parameter -no" + parsed.name;
             return false;
         }
-        auto& values = m_command_line[parsed.name];
-        if (parsed.negated) {
-            if (InterpretBool(parsed.value)) {
-                values.assign({NEGATED});
-            } else {
-                values.push_back("1");
-            }
-        } else {
-            values.push_back(parsed.value);
-        }
+        StoreValue(m_command_line[parsed.name], parsed);
     }
     return true;
 }
@@ -150,16 +154,7 @@ bool ArgsManager::ParseConfigStream(std::istream& stream, const std::string& fil
             m_unknown_conf_keys.push_back(key);
             continue;
         }
-        auto& values = m_config[key_section][parsed.name];
-        if (parsed.negated) {
-            if (InterpretBool(parsed.value)) {
-                values.assign({NEGATED});
-            } else {
-                values.push_back("1");
-            }
-        } else {
-            values.push_back(parsed.value);
-        }
+        StoreValue(m_config[key_section][parsed.name], parsed);
     }
     return true;
 }
