@@ -13,7 +13,7 @@ from test_framework.test_framework import BitcoinTestFramework
 from test_framework.util import assert_equal, assert_greater_than
 
 BLOCKS = 800
-TARGET_MIB = 1
+TARGET_MIB = 5
 
 
 class PruningTest(BitcoinTestFramework):
@@ -56,9 +56,11 @@ class PruningTest(BitcoinTestFramework):
         assert "blk00000.dat" not in files
         info = pruned.getblockchaininfo()
         assert_equal(info["pruned"], True)
-        # Pruning never touches the last 288 blocks' files, so usage stays
-        # above the 1 MiB target by those; it is still well below unpruned.
-        assert_greater_than(unpruned_size * 0.6, info["size_on_disk"])
+        # The target is above what the last 288 blocks need, so pruning can
+        # keep usage under it; each block is checked, so the overshoot is at
+        # most the block (and undo) written since the last check.
+        assert_greater_than(unpruned_size, TARGET_MIB * 1024 * 1024)
+        assert_greater_than(TARGET_MIB * 1024 * 1024 + 256 * 1024, info["size_on_disk"])
         # The last 288 blocks (heights BLOCKS-287 .. BLOCKS) always keep their data.
         assert_greater_than(BLOCKS - 287 + 1, info["pruneheight"])
         assert_greater_than(info["pruneheight"], 0)
