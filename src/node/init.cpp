@@ -296,7 +296,15 @@ void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reinde
         node.processor->ImportFile(file);
     }
     std::lock_guard lock{node.chainman->Mutex()};
-    LogInfo("Block import finished: tip at height {}", node.processor->ActiveChain().Height());
+    const int tip_height = node.processor->ActiveChain().Height();
+    LogInfo("Block import finished: tip at height {}", tip_height);
+    // A restart that repaired a crashed flush may already stand at the stop
+    // height; nothing would be connected to trigger the stop, so check here.
+    const int64_t stop_height = node.args->GetIntArg("stopatheight", 0);
+    if (stop_height > 0 && tip_height >= stop_height && !node.shutdown_requested) {
+        LogInfo("-stopatheight={} reached: the tip is at height {} after the import; shutting down", stop_height, tip_height);
+        node.RequestShutdown();
+    }
 }
 
 void WaitForShutdown(NodeContext& node)
