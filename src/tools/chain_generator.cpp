@@ -1,5 +1,7 @@
 #include <tools/chain_generator.h>
 
+#include <kernel/chainparams.h>
+
 #include <consensus/merkle.h>
 #include <hash.h>
 #include <rpc/json.h>
@@ -741,31 +743,8 @@ void ChainWriter::MaybeCompact()
 
 CBlock RegtestGenesisBlock()
 {
-    // Facts of Bitcoin Core's genesis blocks: the coinbase's scriptSig pushes
-    // 486604799 (0x1d00ffff), 4 and the headline; it pays 50 BTC to a P2PK key.
-    constexpr std::string_view HEADLINE{"The Times 03/Jan/2009 Chancellor on brink of second bailout for banks"};
-    constexpr std::string_view KEY_HEX{"04678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4"
-                                       "cef38c4f35504e51ec112de5c384df7ba0b8d578a4c702b6bf11d5f"};
-    CScript script_sig{0x04, 0xff, 0xff, 0x00, 0x1d, 0x01, 0x04, static_cast<unsigned char>(HEADLINE.size())};
-    script_sig.insert(script_sig.end(), HEADLINE.begin(), HEADLINE.end());
-    const std::vector<unsigned char> key = *TryParseHex(KEY_HEX);
-    CScript script_pub_key{static_cast<unsigned char>(key.size())};
-    script_pub_key.insert(script_pub_key.end(), key.begin(), key.end());
-    script_pub_key.push_back(0xac); // OP_CHECKSIG
-
-    CMutableTransaction coinbase;
-    coinbase.version = 1;
-    coinbase.vin.emplace_back(COutPoint{}, std::move(script_sig));
-    coinbase.vout.emplace_back(50 * COIN, std::move(script_pub_key));
-
-    CBlock genesis;
-    genesis.nVersion = 1;
-    genesis.nTime = GENESIS_TIME;
-    genesis.nBits = REGTEST_BITS;
-    genesis.nNonce = 2;
-    genesis.vtx.push_back(MakeTransactionRef(std::move(coinbase)));
-    genesis.hashMerkleRoot = BlockMerkleRoot(genesis);
-    return genesis;
+    // The chain parameters already build (and check) Bitcoin Core's genesis.
+    return CChainParams::ForChain(ChainType::REGTEST).GenesisBlock();
 }
 
 CAmount RegtestSubsidy(int height)
