@@ -37,8 +37,11 @@ class DBCrashTest(BitcoinTestFramework):
         assert_equal(want["total_amount"], Decimal(report["total_amount"]))
         reference.stop_node()
 
-        self.log.info("Crasher: replay with -dbcrashratio=8 -dbbatchsize=200000 -dbcache=4, restarting after each crash")
-        crash_args = ["-loadblock=" + chain, "-dbcache=4", "-dbbatchsize=200000", "-dbcrashratio=8",
+        self.log.info("Crasher: replay with -dbcrashratio=8 -dbbatchsize=50000 -dbcache=4, restarting after each crash")
+        # Small batches give a replay dozens of partial batches, so that a
+        # 1-in-8 crash after each is all but certain: with 200000-byte
+        # batches about one run in eight crashed nowhere and failed below.
+        crash_args = ["-loadblock=" + chain, "-dbcache=4", "-dbbatchsize=50000", "-dbcrashratio=8",
                       "-stopatheight=%d" % BLOCKS]
         crashes = 0
         for _ in range(MAX_RESTARTS):
