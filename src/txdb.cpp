@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 
 // Chainstate keys (values are obfuscated, see dbwrapper.h):
 //   'C' txid(32, internal order) VARINT(vout) -> Coin (coins.h)
@@ -114,6 +115,8 @@ CCoinsViewDB::CCoinsViewDB(DBParams db_params, CoinsViewOptions options)
     : m_db_params{std::move(db_params)}, m_options{std::move(options)},
       m_db{std::make_unique<CDBWrapper>(m_db_params)}
 {
+    // Zero would turn every changed coin into its own batch.
+    if (m_options.batch_write_bytes == 0) throw std::invalid_argument("CoinsViewOptions::batch_write_bytes must be set");
 }
 
 void CCoinsViewDB::ResizeCache(size_t new_cache_bytes)

@@ -8,14 +8,12 @@
 #include <functional>
 #include <memory>
 
-// Baseline write batch size of a flush: the database gets the flush in
-// batches of about this many bytes, each applied atomically.
-static constexpr int64_t DEFAULT_DB_BATCH_SIZE = 16 << 20;
-
 // What a CCoinsViewDB needs to know, set by whoever builds it.
 struct CoinsViewOptions {
     // A flush writes a batch whenever the pending one grows past this.
-    size_t batch_write_bytes{DEFAULT_DB_BATCH_SIZE};
+    // Required: the default is node policy (DEFAULT_DB_CACHE_BATCH in
+    // kernel/caches.h, a layer above this one).
+    size_t batch_write_bytes{0};
     // When non-zero, after each partial batch a 1-in-N draw simulates a
     // crash, leaving the database between two states (crash tests).
     int simulate_crash_ratio{0};

@@ -16,6 +16,10 @@ constexpr size_t MIN_DB_CACHE = 4 * MiB;
 // cache, where it saves reads and, above all, writes.
 constexpr size_t MAX_BLOCK_DB_CACHE = 2 * MiB;
 constexpr size_t MAX_COINS_DB_CACHE = 8 * MiB;
+// -dbbatchsize default: a flush hands LevelDB its changes in batches of
+// about this many bytes. Larger batches mean fewer, cheaper writes; the
+// serialized batch is held in memory on top of the cache.
+constexpr size_t DEFAULT_DB_CACHE_BATCH = 16 * MiB;
 
 namespace kernel {
 

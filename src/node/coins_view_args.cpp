@@ -1,5 +1,6 @@
 #include <node/coins_view_args.h>
 
+#include <kernel/caches.h>
 #include <txdb.h>
 #include <util/args.h>
 #include <util/strencodings.h>
@@ -8,6 +9,7 @@ namespace node {
 
 bool ReadCoinsViewArgs(const ArgsManager& args, CoinsViewOptions& options, std::string& error)
 {
+    options.batch_write_bytes = DEFAULT_DB_CACHE_BATCH;
     if (auto value = args.GetArg("dbbatchsize")) {
         const auto bytes = ParseInt64(*value);
         if (!bytes || *bytes <= 0) {

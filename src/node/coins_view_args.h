@@ -8,7 +8,8 @@ struct CoinsViewOptions;
 
 namespace node {
 
-// Fills CoinsViewOptions from -dbbatchsize and -dbcrashratio. Returns false
+// Fills CoinsViewOptions from -dbbatchsize (default DEFAULT_DB_CACHE_BATCH)
+// and -dbcrashratio. Returns false
 // with error set for a value that is not a positive integer.
 bool ReadCoinsViewArgs(const ArgsManager& args, CoinsViewOptions& options, std::string& error);
 

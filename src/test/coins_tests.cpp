@@ -9,6 +9,7 @@
 // coins; SPENT is a spent (null) coin; NONE means no entry at all.
 
 #include <coins.h>
+#include <kernel/caches.h>
 #include <memusage.h>
 #include <primitives/transaction.h>
 #include <script/script.h>
@@ -1283,7 +1284,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
     };
 
     TempDirFixture tmp;
-    CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 1 << 20}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 1 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     CCoinsViewCache cache{&db, /*deterministic=*/true};
     const size_t empty_usage = cache.DynamicMemoryUsage();
     for (uint32_t i = 0; i < unspendable.size(); ++i) {

@@ -9,6 +9,7 @@
 //   and reconnecting the tip and after a reorg through the stale branch.
 
 #include <consensus/merkle.h>
+#include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <kernel/coinstats.h>
 #include <kernel/connect.h>
@@ -182,7 +183,7 @@ public:
     }
 
 private:
-    CCoinsViewDB m_db{DBParams{.path = "connect_tests", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB m_db{DBParams{.path = "connect_tests", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     CCoinsViewCache m_tip{&m_db};
     std::vector<CBlock> m_blocks;
     std::vector<CBlockUndo> m_undos;
@@ -259,7 +260,7 @@ CAmount ParseBtc(const std::string& text)
 // A chainstate on disk fed with a vector's blocks by hash.
 struct VectorChain {
     VectorChain(const CChainParams& params_in, const std::map<uint256, CBlock>& blocks_in, const std::filesystem::path& dir)
-        : params{params_in}, blocks{blocks_in}, db{DBParams{.path = dir, .cache_bytes = 8 << 20}, CoinsViewOptions{}}
+        : params{params_in}, blocks{blocks_in}, db{DBParams{.path = dir, .cache_bytes = 8 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}}
     {
     }
 

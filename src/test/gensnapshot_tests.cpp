@@ -4,6 +4,7 @@
 
 #include <coins.h>
 #include <compressor.h>
+#include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <kernel/coinstats.h>
 #include <node/utxo_snapshot.h>
@@ -73,7 +74,7 @@ BOOST_AUTO_TEST_CASE(loads_with_the_reported_stats)
     params.AddAssumeutxo({info.base_height, info.base_blockhash, info.hash_serialized, info.chain_tx_count});
     BOOST_CHECK_EQUAL(CheckSnapshotBase(snapshot.metadata, params).height, 840000);
 
-    CCoinsViewDB db{DBParams{.path = m_path / "chainstate", .cache_bytes = 8 << 20}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = m_path / "chainstate", .cache_bytes = 8 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     {
         CCoinsViewCache cache{&db};
         for (auto [outpoint, coin] : snapshot.coins) cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));

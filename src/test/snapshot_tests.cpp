@@ -3,6 +3,7 @@
 // an otherwise valid file and answered by its own SnapshotError.
 
 #include <coins.h>
+#include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <node/utxo_snapshot.h>
 #include <primitives/amount.h>
@@ -548,7 +549,7 @@ BOOST_AUTO_TEST_CASE(write_snapshot_checks_count)
 BOOST_AUTO_TEST_CASE(database_to_snapshot_and_back)
 {
     TempDirFixture tmp;
-    CCoinsViewDB db{DBParams{.path = "snapshot_source", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = "snapshot_source", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     std::map<COutPoint, Coin> coins;
     for (uint32_t i = 0; i < 200; ++i) {
         coins.emplace(COutPoint{Txid(static_cast<unsigned char>(i / 4 * 3)), i % 4 * 60},

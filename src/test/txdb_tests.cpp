@@ -4,6 +4,7 @@
 // walks coins in key order, and only DIRTY entries reach the disk.
 
 #include <coins.h>
+#include <kernel/caches.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -174,7 +175,7 @@ BOOST_AUTO_TEST_CASE(round_trip)
     const auto coins = MakeCoins(300, 0xa1);
     const uint256 best = Hash(0xb0, 0x01);
     {
-        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
         BOOST_CHECK(db.GetBestBlock().IsNull());
         BOOST_CHECK(db.GetHeadBlocks().empty());
         CCoinsViewCache cache{&db};
@@ -185,7 +186,7 @@ BOOST_AUTO_TEST_CASE(round_trip)
         CheckAllPresent(db, coins);
     }
 
-    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
     BOOST_CHECK(db.GetHeadBlocks().empty());
     CheckAllPresent(db, coins);
@@ -200,7 +201,7 @@ BOOST_AUTO_TEST_CASE(round_trip)
 
 BOOST_AUTO_TEST_CASE(key_bytes)
 {
-    CCoinsViewDB db{DBParams{.path = "keys", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = "keys", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const uint256 txid = Hash(0x01, 0xfe, 0x22);
     const uint256 best = Hash(0xbb, 0xcc);
     std::map<COutPoint, Coin> coins{{COutPoint{txid, 0}, MakeCoin(0)}, {COutPoint{txid, 128}, MakeCoin(1)}};
@@ -260,7 +261,7 @@ BOOST_AUTO_TEST_CASE(multi_batch_flush)
         BOOST_CHECK_EQUAL(lines.back(), CommittedLine(coins.size(), coins.size()));
         BOOST_CHECK(map.empty());
     }
-    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
     BOOST_CHECK(db.GetHeadBlocks().empty());
     CheckAllPresent(db, coins);
@@ -282,7 +283,7 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
             const uint256 old_tip = test.has_old_tip ? Hash(0xb2, 0x03) : uint256{};
             const uint256 new_tip = Hash(0xb3, 0x04);
             if (test.has_old_tip) {
-                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
                 CCoinsMap map = DirtyMap(old_coins);
                 db.BatchWrite(map, old_tip);
             }
@@ -333,7 +334,7 @@ BOOST_AUTO_TEST_CASE(single_batch_flush_never_crashes)
 {
     // The crash point sits after partial batches only: a flush that fits in
     // one batch goes straight to the final one.
-    CCoinsViewDB db{DBParams{.path = "one_batch", .memory_only = true}, CrashingOptions(DEFAULT_DB_BATCH_SIZE)};
+    CCoinsViewDB db{DBParams{.path = "one_batch", .memory_only = true}, CrashingOptions(DEFAULT_DB_CACHE_BATCH)};
     const auto coins = MakeCoins(50, 0xa5);
     CCoinsMap map = DirtyMap(coins);
     BOOST_CHECK_NO_THROW(db.BatchWrite(map, Hash(0xb4)));
@@ -462,7 +463,7 @@ BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
         BOOST_CHECK_EQUAL(walked, CountPresent(db, coins));
         BOOST_CHECK(db.Cursor()->GetBestBlock().IsNull());
     }
-    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     CCoinsMap map = DirtyMap(coins);
     db.BatchWrite(map, Hash(0xb6));
     size_t walked = 0;
@@ -470,7 +471,7 @@ BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
     BOOST_CHECK_EQUAL(walked, coins.size());
 
     // An empty database has nothing to walk.
-    CCoinsViewDB empty{DBParams{.path = "empty", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB empty{DBParams{.path = "empty", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK(!empty.Cursor()->Valid());
 }
 
@@ -498,7 +499,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     };
     const size_t dirty_rows = std::ranges::count_if(rows, [](const Row& r) { return r.flags & F::DIRTY; });
 
-    CCoinsViewDB db{DBParams{.path = "dirty", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = "dirty", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     auto outpoint_of = [](size_t i) { return COutPoint{Hash(0xd0, static_cast<unsigned char>(i)), static_cast<uint32_t>(i)}; };
     const Coin old_value = MakeCoin(1);
     const Coin new_value = MakeCoin(2);
@@ -537,7 +538,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
 
 BOOST_AUTO_TEST_CASE(spends_through_a_cache)
 {
-    CCoinsViewDB db{DBParams{.path = "spends", .memory_only = true}, CoinsViewOptions{}};
+    CCoinsViewDB db{DBParams{.path = "spends", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(10, 0xa7);
     CCoinsMap map = DirtyMap(coins);
     db.BatchWrite(map, Hash(0xb9));
@@ -569,7 +570,7 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
 BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)
 {
     TempDirFixture tmp;
-    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{}};
+    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(200, 0xa8);
     CCoinsMap map = DirtyMap(coins);
     db.BatchWrite(map, Hash(0xbb));

@@ -4,6 +4,7 @@
 
 #include <coins.h>
 #include <crypto/sha256.h>
+#include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <kernel/coinstats.h>
 #include <node/utxo_snapshot.h>
@@ -117,7 +118,7 @@ BOOST_AUTO_TEST_CASE(bitcoin_core_vectors)
             BOOST_REQUIRE(chain);
             const CChainParams params = CChainParams::ForChain(*chain);
             TempDirFixture tmp;
-            CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 8 << 20}, CoinsViewOptions{}};
+            CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 8 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
             BOOST_REQUIRE(db.GetDB().GetObfuscation().IsActive());
 
             LoadSnapshotIntoDB(vec, params, db);
