@@ -19,7 +19,7 @@ constexpr size_t MAX_COINS_DB_CACHE = 8 * MiB;
 // -dbbatchsize default: a flush hands LevelDB its changes in batches of
 // about this many bytes. Larger batches mean fewer, cheaper writes; the
 // serialized batch is held in memory on top of the cache.
-constexpr size_t DEFAULT_DB_CACHE_BATCH = 16 * MiB;
+constexpr size_t DEFAULT_DB_CACHE_BATCH = 32 * MiB;
 
 namespace kernel {
 

@@ -33,6 +33,7 @@ static_assert(DEFAULT_KERNEL_CACHE == 450 * MiB);
 static_assert(MIN_DB_CACHE == 4 * MiB);
 static_assert(MAX_BLOCK_DB_CACHE == 2 * MiB);
 static_assert(MAX_COINS_DB_CACHE == 8 * MiB);
+static_assert(DEFAULT_DB_CACHE_BATCH == 32 * MiB);
 static_assert(Matches({DEFAULT_KERNEL_CACHE, 2 * MiB, 8 * MiB, 440 * MiB}));
 static_assert(Matches({MIN_DB_CACHE, 512 * KiB, 1792 * KiB, 1792 * KiB}));
 static_assert(Matches({0, 0, 0, 0}));
