@@ -20,6 +20,21 @@ constexpr size_t MAX_COINS_DB_CACHE = 8 * MiB;
 // about this many bytes. Larger batches mean fewer, cheaper writes; the
 // serialized batch is held in memory on top of the cache.
 constexpr size_t DEFAULT_DB_CACHE_BATCH = 32 * MiB;
+// Bounds of a batch size derived from -dbcache (-dbbatchsize=auto).
+constexpr size_t MIN_DB_CACHE_BATCH = 16 * MiB;
+constexpr size_t MAX_DB_CACHE_BATCH = 256 * MiB;
+
+// The write batch size -dbbatchsize=auto picks for a -dbcache total: one
+// DEFAULT_DB_CACHE_BATCH per whole DEFAULT_KERNEL_CACHE, so the default
+// cache gets the default batch. Dividing first keeps the steps whole
+// (449 MiB is below one default cache, 899 MiB below two). The floor keeps
+// small caches from writing in tiny batches; the ceiling bounds the memory a
+// batch adds on top of the cache, past the point where larger batches stop
+// paying off. Cannot overflow: the product never exceeds dbcache_bytes.
+constexpr size_t GetDbBatchSize(size_t dbcache_bytes)
+{
+    return std::clamp((dbcache_bytes / DEFAULT_KERNEL_CACHE) * DEFAULT_DB_CACHE_BATCH, MIN_DB_CACHE_BATCH, MAX_DB_CACHE_BATCH);
+}
 
 namespace kernel {
 
@@ -35,6 +50,8 @@ struct CacheSizes {
           coins{total - block_tree_db - coins_db}
     {
     }
+
+    constexpr size_t Total() const { return block_tree_db + coins_db + coins; }
 };
 
 } // namespace kernel

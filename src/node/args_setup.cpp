@@ -1,7 +1,7 @@
 #include <node/args_setup.h>
 
 #include <kernel/caches.h>
-#include <txdb.h>
+#include <node/coins_view_args.h>
 #include <util/args.h>
 #include <util/log.h>
 
@@ -41,7 +41,12 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
     args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: debug.log); -nodebuglogfile disables it", F::NONE, debug);
     args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (always on in coinsdb)", F::NONE, debug);
-    args.AddArg("-dbbatchsize=<n>", "Maximum database write batch size in bytes (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")", F::DEBUG_ONLY, debug);
+    args.AddArg("-dbbatchsize=<n|auto>",
+                "Maximum database write batch size in bytes, 1 to " + std::to_string(MAX_DB_BATCH_OPTION) + ", or auto: " + std::to_string(DEFAULT_DB_CACHE_BATCH / MiB) +
+                    " MiB per whole " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + " MiB of -dbcache, at least " +
+                    std::to_string(MIN_DB_CACHE_BATCH / MiB) + " MiB and at most " + std::to_string(MAX_DB_CACHE_BATCH / MiB) +
+                    " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
+                F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains", F::DEBUG_ONLY, debug);
     args.AddArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug);
     args.AddArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug);

@@ -196,14 +196,14 @@ void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
     }
 }
 
-void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptions& coins_view, const ArgsManager& args)
+void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptions& coins_view, const std::string& batch_size_source)
 {
     LogInfo("Cache configuration:");
     LogInfo("* Using {:.1f} MiB for block index database", sizes.block_tree_db * (1.0 / MiB));
     LogInfo("* Using {:.1f} MiB for chain state database", sizes.coins_db * (1.0 / MiB));
     LogInfo("* Using {:.1f} MiB for in-memory UTXO set", sizes.coins * (1.0 / MiB));
     LogInfo("* Using {} bytes ({:.1f} MiB) database write batch size ({})", coins_view.batch_write_bytes,
-            coins_view.batch_write_bytes * (1.0 / MiB), args.IsArgSet("dbbatchsize") ? "fixed by -dbbatchsize" : "default");
+            coins_view.batch_write_bytes * (1.0 / MiB), batch_size_source);
 }
 
 std::vector<std::string> RpcCredentials(const ArgsManager& args, const std::filesystem::path& net_dir, std::filesystem::path& cookie_path)
@@ -353,8 +353,9 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     node.cache_sizes = CalculateCacheSizes(args, error);
     if (!node.cache_sizes) throw InitError(error);
     CoinsViewOptions coins_view;
-    if (!ReadCoinsViewArgs(args, coins_view, error)) throw InitError(error);
-    LogCacheConfiguration(*node.cache_sizes, coins_view, args);
+    const auto batch_size_source = ReadCoinsViewArgs(args, node.cache_sizes->Total(), coins_view, error);
+    if (!batch_size_source) throw InitError(error);
+    LogCacheConfiguration(*node.cache_sizes, coins_view, *batch_size_source);
 
     RPCTable table;
     table.SetWarmup(true, "Loading chainstate...");

@@ -3,11 +3,16 @@
 //   block_tree_db = min(total / 8, 2 MiB)
 //   coins_db      = min((total - block_tree_db) / 2, 8 MiB)
 //   coins         = the rest
+// GetDbBatchSize: the -dbbatchsize=auto batch for a -dbcache total,
+//   clamp((total / 450 MiB) * 32 MiB, 16 MiB, 256 MiB)
 
 #include <kernel/caches.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -37,6 +42,39 @@ static_assert(DEFAULT_DB_CACHE_BATCH == 32 * MiB);
 static_assert(Matches({DEFAULT_KERNEL_CACHE, 2 * MiB, 8 * MiB, 440 * MiB}));
 static_assert(Matches({MIN_DB_CACHE, 512 * KiB, 1792 * KiB, 1792 * KiB}));
 static_assert(Matches({0, 0, 0, 0}));
+
+// The auto batch size for every -dbcache (MiB) the series documents; the
+// division comes first, so 449 and 899 MiB stay on the lower step.
+constexpr std::pair<size_t, size_t> AUTO_BATCH[]{
+    // -dbcache MiB   batch bytes
+    {0,               16'777'216},
+    {4,               16'777'216},
+    {10,              16'777'216},
+    {45,              16'777'216},
+    {100,             16'777'216},
+    {449,             16'777'216},
+    {450,             33'554'432},
+    {899,             33'554'432},
+    {900,             67'108'864},
+    {1000,            67'108'864},
+    {2000,            134'217'728},
+    {3000,            201'326'592},
+    {4000,            268'435'456},
+    {4500,            268'435'456},
+    {10000,           268'435'456},
+    {45000,           268'435'456},
+};
+
+constexpr bool AutoBatchTableHolds()
+{
+    for (const auto& [dbcache_mib, batch] : AUTO_BATCH) {
+        if (GetDbBatchSize(dbcache_mib * MiB) != batch) return false;
+    }
+    return true;
+}
+static_assert(AutoBatchTableHolds());
+static_assert(GetDbBatchSize(DEFAULT_KERNEL_CACHE) == DEFAULT_DB_CACHE_BATCH);
+static_assert(GetDbBatchSize(SIZE_MAX) == MAX_DB_CACHE_BATCH);
 
 // Worked examples. Columns: total, block-tree db, coins db, coins cache.
 const std::vector<Split> SPLITS{
@@ -115,6 +153,31 @@ BOOST_AUTO_TEST_CASE(split_properties)
         }
         previous_total = total;
         previous = sizes;
+    }
+}
+
+BOOST_AUTO_TEST_CASE(auto_batch_table)
+{
+    // The static_assert above names no row when it fails; this does.
+    for (const auto& [dbcache_mib, batch] : AUTO_BATCH) {
+        BOOST_CHECK_MESSAGE(GetDbBatchSize(dbcache_mib * MiB) == batch,
+                            "-dbcache=" << dbcache_mib << ": " << GetDbBatchSize(dbcache_mib * MiB) << ", expected " << batch);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(auto_batch_steps)
+{
+    // Around every step: one byte short of a whole default cache stays on
+    // the step below; the ceiling holds from 8 default caches up.
+    for (size_t caches = 1; caches <= 12; ++caches) {
+        const size_t at = caches * DEFAULT_KERNEL_CACHE;
+        BOOST_TEST_CONTEXT(caches << " default caches")
+        {
+            BOOST_CHECK_EQUAL(GetDbBatchSize(at), std::min(caches * DEFAULT_DB_CACHE_BATCH, MAX_DB_CACHE_BATCH));
+            BOOST_CHECK_EQUAL(GetDbBatchSize(at - 1), std::clamp((caches - 1) * DEFAULT_DB_CACHE_BATCH, MIN_DB_CACHE_BATCH, MAX_DB_CACHE_BATCH));
+            // CacheSizes::Total gives back the -dbcache the split came from.
+            BOOST_CHECK_EQUAL(kernel::CacheSizes{at}.Total(), at);
+        }
     }
 }
 

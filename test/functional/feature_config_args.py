@@ -205,7 +205,8 @@ class ConfigArgsTest(BitcoinTestFramework):
         assert_not_in("-dbbatchsize", help_text)
         assert_not_in("-assumeutxo", help_text)
         debug_text = subprocess.run([self.bitcoind, "-help-debug"], capture_output=True, text=True, check=True).stdout
-        assert_in("\n  -dbbatchsize=<n>\n", debug_text)
+        assert_in("\n  -dbbatchsize=<n|auto>\n", debug_text)
+        assert_in("(default: 33554432)", debug_text)
         assert_in("\n  -assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]\n", debug_text)
         assert_in("\n  -dbcache=<n>\n", debug_text)
         version = subprocess.run([self.bitcoind, "-version"], capture_output=True, text=True, check=True).stdout
