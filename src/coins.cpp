@@ -115,7 +115,8 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
     }
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     it->second.coin = std::move(coin);
-    it->second.flags |= CCoinsCacheEntry::DIRTY | (fresh ? CCoinsCacheEntry::FRESH : 0);
+    it->second.SetDirty();
+    if (fresh) it->second.SetFresh();
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -123,7 +124,7 @@ void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coi
 {
     auto [it, inserted] = m_cache_coins.try_emplace(std::move(outpoint), std::move(coin));
     if (!inserted) return;
-    it->second.flags = CCoinsCacheEntry::DIRTY;
+    it->second.SetDirty();
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -137,7 +138,7 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
         // The parent never saw this coin: forgetting it is the whole spend.
         m_cache_coins.erase(it);
     } else {
-        it->second.flags |= CCoinsCacheEntry::DIRTY;
+        it->second.SetDirty();
         it->second.coin.Clear();
     }
     return true;
@@ -158,7 +159,8 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
             m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
             // FRESH carries over only when the child knew its parent (us)
             // had nothing; a non-FRESH child entry may exist further down.
-            added->second.flags = CCoinsCacheEntry::DIRTY | (child.IsFresh() ? CCoinsCacheEntry::FRESH : 0);
+            added->second.SetDirty();
+            if (child.IsFresh()) added->second.SetFresh();
             continue;
         }
         if (child.IsFresh() && !ours->second.coin.IsSpent()) {
@@ -175,7 +177,7 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
         m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
         // Never add FRESH here: our entry may be a spend our parent still
         // has to learn about.
-        ours->second.flags |= CCoinsCacheEntry::DIRTY;
+        ours->second.SetDirty();
     }
     m_best_block = best_block;
 }
@@ -200,7 +202,7 @@ void CCoinsViewCache::Flush()
 void CCoinsViewCache::Uncache(const COutPoint& outpoint)
 {
     auto it = m_cache_coins.find(outpoint);
-    if (it == m_cache_coins.end() || it->second.flags != 0) return;
+    if (it == m_cache_coins.end() || it->second.IsDirty() || it->second.IsFresh()) return;
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     m_cache_coins.erase(it);
 }

@@ -119,13 +119,21 @@ struct CCoinsCacheEntry {
     };
 
     Coin coin;
-    uint8_t flags{0};
 
     CCoinsCacheEntry() = default;
     explicit CCoinsCacheEntry(Coin&& coin_in) : coin{std::move(coin_in)} {}
 
-    bool IsDirty() const { return flags & DIRTY; }
-    bool IsFresh() const { return flags & FRESH; }
+    // Flags are only ever added one at a time and only ever cleared all
+    // together, which is what lets a cache keep track of flagged entries.
+    void SetDirty() { m_flags |= DIRTY; }
+    void SetFresh() { m_flags |= FRESH; }
+    // The parent now holds exactly this entry's coin.
+    void SetClean() { m_flags = 0; }
+    bool IsDirty() const { return m_flags & DIRTY; }
+    bool IsFresh() const { return m_flags & FRESH; }
+
+private:
+    uint8_t m_flags{0};
 };
 
 using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;

@@ -13,6 +13,7 @@
 #include <memusage.h>
 #include <primitives/transaction.h>
 #include <script/script.h>
+#include <test/util/cache_entries.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <uint256.h>
@@ -223,7 +224,7 @@ Observed FlushAndObserve(CCoinsViewCache& cache, TestBaseView& base, bool check_
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 0U);
     if (check_usage) BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
     if (auto it = base.m_last_write.find(OUTPOINT); it != base.m_last_write.end()) {
-        return {ValOf(it->second.coin), it->second.flags};
+        return {ValOf(it->second.coin), FlagsOf(it->second)};
     }
     // The baseline hands over every entry; should a later version hand over
     // only flagged ones, a clean entry is still seen here.
@@ -662,7 +663,7 @@ private:
         size_t dirty = 0;
         for (const auto& [outpoint, entry] : coins) {
             dirty += entry.IsDirty();
-            const std::string entry_text = where + outpoint.ToString() + " " + Describe(entry.coin) + " flags " + std::to_string(entry.flags);
+            const std::string entry_text = where + outpoint.ToString() + " " + Describe(entry.coin) + " flags " + std::to_string(FlagsOf(entry));
             SIM_EXPECT(!entry.IsFresh() || entry.IsDirty(), "FRESH without DIRTY at " + entry_text);
             SIM_EXPECT(!entry.IsFresh() || !entry.coin.IsSpent(), "spent FRESH entry at " + entry_text);
             const auto below = parent_view.find(outpoint);
@@ -1057,7 +1058,7 @@ BOOST_AUTO_TEST_CASE(batchwrite_state_table)
 
             CCoinsMap child{0, SaltedOutpointHasher{/*deterministic=*/true}};
             if (c.child_flags != NO_ENTRY) {
-                child.try_emplace(OUTPOINT, CoinOf(c.child_value)).first->second.flags = static_cast<uint8_t>(c.child_flags);
+                SetFlags(child.try_emplace(OUTPOINT, CoinOf(c.child_value)).first->second, c.child_flags);
             }
             const uint256 new_block{HashFromByte(0x0b)};
             bool threw = false;
@@ -1120,8 +1121,8 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
         BOOST_CHECK(!base.HaveCoin(OUTPOINT));
         BOOST_CHECK(base.GetCoin(other) == CoinOf(Val::V2));
-        BOOST_CHECK(base.m_last_write.at(other).flags == (DIRTY | FRESH));
-        BOOST_CHECK(base.m_last_write.at(OUTPOINT).flags == DIRTY);
+        BOOST_CHECK(FlagsOf(base.m_last_write.at(other)) == (DIRTY | FRESH));
+        BOOST_CHECK(FlagsOf(base.m_last_write.at(OUTPOINT)) == DIRTY);
         BOOST_CHECK(base.GetBestBlock() == BLOCK_A);
         BOOST_CHECK_EQUAL(base.m_fresh_over_existing, 0U);
     }
@@ -1259,7 +1260,7 @@ BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
     BOOST_CHECK(!cache.HaveCoin(spent_outpoint));
 
     CheckObserved(FlushAndObserve(cache, base), Val::V1, DIRTY);
-    BOOST_CHECK(base.m_last_write.at(spent_outpoint).flags == DIRTY);
+    BOOST_CHECK(FlagsOf(base.m_last_write.at(spent_outpoint)) == DIRTY);
     BOOST_CHECK(base.m_last_write.at(spent_outpoint).coin.IsSpent());
     BOOST_CHECK(base.GetCoin(OUTPOINT) == CoinOf(Val::V1));
     BOOST_CHECK(!base.GetCoin(spent_outpoint));
@@ -1376,7 +1377,7 @@ BOOST_AUTO_TEST_CASE(spend_without_moveout_keeps_memory_accounting)
     base.m_writer = &cache;
     cache.Flush();
     BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
-    BOOST_CHECK(base.m_last_write.at(OUTPOINT).flags == DIRTY);
+    BOOST_CHECK(FlagsOf(base.m_last_write.at(OUTPOINT)) == DIRTY);
     BOOST_CHECK(!base.HaveCoin(OUTPOINT));
 }
 

@@ -5,6 +5,7 @@
 
 #include <coins.h>
 #include <kernel/caches.h>
+#include <test/util/cache_entries.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -71,8 +72,7 @@ CCoinsMap DirtyMap(const std::map<COutPoint, Coin>& coins)
 {
     CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
     for (const auto& [outpoint, coin] : coins) {
-        auto& entry = map.try_emplace(outpoint, Coin{coin}).first->second;
-        entry.flags = CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH;
+        SetFlags(map.try_emplace(outpoint, Coin{coin}).first->second, CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
     }
     return map;
 }
@@ -507,7 +507,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
 
     CCoinsMap setup{0, SaltedOutpointHasher{true}};
     for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].in_db_before) setup.try_emplace(outpoint_of(i), Coin{old_value}).first->second.flags = F::DIRTY;
+        if (rows[i].in_db_before) SetFlags(setup.try_emplace(outpoint_of(i), Coin{old_value}).first->second, F::DIRTY);
     }
     db.BatchWrite(setup, Hash(0xb7));
 
@@ -515,7 +515,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     for (size_t i = 0; i < rows.size(); ++i) {
         Coin coin{new_value};
         if (rows[i].entry_spent) coin.Clear();
-        map.try_emplace(outpoint_of(i), std::move(coin)).first->second.flags = rows[i].flags;
+        SetFlags(map.try_emplace(outpoint_of(i), std::move(coin)).first->second, rows[i].flags);
     }
     CoinDBLogCapture capture;
     db.BatchWrite(map, Hash(0xb8));
