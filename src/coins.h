@@ -122,6 +122,10 @@ struct CCoinsCacheEntry {
 
     CCoinsCacheEntry() = default;
     explicit CCoinsCacheEntry(Coin&& coin_in) : coin{std::move(coin_in)} {}
+    // An entry lives in one cache's map and nowhere else: a copy carrying
+    // the flags would be a second claim on the same pending write.
+    CCoinsCacheEntry(const CCoinsCacheEntry&) = delete;
+    CCoinsCacheEntry& operator=(const CCoinsCacheEntry&) = delete;
 
     // Flags are only ever added one at a time and only ever cleared all
     // together, which is what lets a cache keep track of flagged entries.

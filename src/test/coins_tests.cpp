@@ -125,13 +125,22 @@ bool HasMessage(const std::logic_error& e, const char* expected) { return std::s
 // consuming them so tests can see the (value, flags) a cache handed over.
 // m_coins may hold a spent coin on purpose: that is a parent "storing spent
 // coins", the only source of a clean spent cache entry.
+// What a BatchWrite was handed for one outpoint: a copy, since cache
+// entries themselves cannot be copied.
+struct WrittenEntry {
+    Coin coin;
+    int flags;
+};
+
+int FlagsOf(const WrittenEntry& entry) { return entry.flags; }
+
 class TestBaseView final : public CCoinsView
 {
 public:
     std::map<COutPoint, Coin> m_coins;
     uint256 m_best_block;
     bool m_record{true};
-    std::map<COutPoint, CCoinsCacheEntry> m_last_write;
+    std::map<COutPoint, WrittenEntry> m_last_write;
     size_t m_write_calls{0};
     // FRESH entries written over a coin this view holds: a cache lied.
     size_t m_fresh_over_existing{0};
@@ -158,7 +167,7 @@ public:
             m_writer_recomputed_usage = RecomputedUsage(coins);
         }
         for (auto it = coins.begin(); it != coins.end(); it = coins.erase(it)) {
-            if (m_record) m_last_write.emplace(it->first, it->second);
+            if (m_record) m_last_write.emplace(it->first, WrittenEntry{it->second.coin, FlagsOf(it->second)});
             const CCoinsCacheEntry& entry = it->second;
             if (!entry.IsDirty()) continue;
             auto ours = m_coins.find(it->first);
@@ -1226,7 +1235,7 @@ BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
 
     cache.Flush();
     size_t written_dirty = 0;
-    for (const auto& [outpoint, entry] : base.m_last_write) written_dirty += entry.IsDirty();
+    for (const auto& [outpoint, entry] : base.m_last_write) written_dirty += (entry.flags & DIRTY) != 0;
     BOOST_CHECK_EQUAL(written_dirty, 4U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
 }
