@@ -41,6 +41,7 @@ size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
 CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
     : CCoinsViewBacked{base}, m_cache_coins{0, SaltedOutpointHasher{deterministic}}
 {
+    m_sentinel.second.SelfRef(m_sentinel);
 }
 
 size_t CCoinsViewCache::DynamicMemoryUsage() const
@@ -115,8 +116,8 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
     }
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     it->second.coin = std::move(coin);
-    it->second.SetDirty();
-    if (fresh) it->second.SetFresh();
+    CCoinsCacheEntry::SetDirty(*it, m_sentinel);
+    if (fresh) CCoinsCacheEntry::SetFresh(*it, m_sentinel);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -124,7 +125,7 @@ void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coi
 {
     auto [it, inserted] = m_cache_coins.try_emplace(std::move(outpoint), std::move(coin));
     if (!inserted) return;
-    it->second.SetDirty();
+    CCoinsCacheEntry::SetDirty(*it, m_sentinel);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -138,7 +139,7 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
         // The parent never saw this coin: forgetting it is the whole spend.
         m_cache_coins.erase(it);
     } else {
-        it->second.SetDirty();
+        CCoinsCacheEntry::SetDirty(*it, m_sentinel);
         it->second.coin.Clear();
     }
     return true;
@@ -159,8 +160,8 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
             m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
             // FRESH carries over only when the child knew its parent (us)
             // had nothing; a non-FRESH child entry may exist further down.
-            added->second.SetDirty();
-            if (child.IsFresh()) added->second.SetFresh();
+            CCoinsCacheEntry::SetDirty(*added, m_sentinel);
+            if (child.IsFresh()) CCoinsCacheEntry::SetFresh(*added, m_sentinel);
             continue;
         }
         if (child.IsFresh() && !ours->second.coin.IsSpent()) {
@@ -177,7 +178,7 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
         m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
         // Never add FRESH here: our entry may be a spend our parent still
         // has to learn about.
-        ours->second.SetDirty();
+        CCoinsCacheEntry::SetDirty(*ours, m_sentinel);
     }
     m_best_block = best_block;
 }
@@ -217,11 +218,29 @@ size_t CCoinsViewCache::GetDirtyCount() const
 void CCoinsViewCache::SanityCheck() const
 {
     size_t recomputed_usage = 0;
+    size_t flagged = 0;
     for (const auto& [outpoint, entry] : m_cache_coins) {
         // Rows of the state table in coins.h that may never exist.
         assert(!(entry.IsFresh() && !entry.IsDirty()));
         assert(!(entry.coin.IsSpent() && entry.IsFresh()));
+        const bool has_flag = entry.IsDirty() || entry.IsFresh();
+        assert(has_flag == (entry.Next() != nullptr) && has_flag == (entry.Prev() != nullptr));
+        flagged += has_flag;
         recomputed_usage += entry.coin.DynamicMemoryUsage();
     }
     assert(recomputed_usage == m_cached_coins_usage);
+
+    // Both directions of the list agree, every member is a flagged entry of
+    // this map, and there are exactly as many members as flagged entries:
+    // together, every flagged entry is on the list exactly once.
+    size_t linked = 0;
+    for (const CoinsCachePair* it = m_sentinel.second.Next(); it != &m_sentinel; it = it->second.Next()) {
+        assert(it->second.Next()->second.Prev() == it);
+        assert(it->second.IsDirty() || it->second.IsFresh());
+        const auto found = m_cache_coins.find(it->first);
+        assert(found != m_cache_coins.end() && &*found == it);
+        assert(++linked <= flagged);
+    }
+    assert(m_sentinel.second.Next()->second.Prev() == &m_sentinel);
+    assert(linked == flagged);
 }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 // An unspent transaction output with the metadata validation needs.
@@ -112,6 +113,23 @@ private:
 //   spent    DIRTY  FRESH  never kept: SpendCoin and BatchWrite drop it at
 //                          once, since the parent holds nothing.    invalid
 //   spent    -      FRESH  a spent FRESH entry is erased instead.   invalid
+//
+// The flagged list: each cache links its flagged entries into a circular
+// doubly linked list through a sentinel it owns, so that writing changes
+// back walks only the changes, not every cached coin. Invariants:
+//   - an entry is on the list exactly once while it has a flag, and not at
+//     all (null links) while it has none;
+//   - entries are in the order they were first flagged: the first flag
+//     links an entry in just before the sentinel, later flags leave it be;
+//   - an entry leaves the list when SetClean() drops its flags or when it
+//     is destroyed, i.e. erased from the map;
+//   - the sentinel is never in the map, never flagged and never erased
+//     while the map exists; an empty list is the sentinel linked to itself;
+//   - links stay valid because std::unordered_map never moves its nodes,
+//     which is also why entries cannot be copied.
+struct CCoinsCacheEntry;
+using CoinsCachePair = std::pair<const COutPoint, CCoinsCacheEntry>;
+
 struct CCoinsCacheEntry {
     enum Flags : uint8_t {
         DIRTY = 1 << 0,
@@ -126,19 +144,52 @@ struct CCoinsCacheEntry {
     // the flags would be a second claim on the same pending write.
     CCoinsCacheEntry(const CCoinsCacheEntry&) = delete;
     CCoinsCacheEntry& operator=(const CCoinsCacheEntry&) = delete;
+    ~CCoinsCacheEntry() { SetClean(); }
 
     // Flags are only ever added one at a time and only ever cleared all
-    // together, which is what lets a cache keep track of flagged entries.
-    void SetDirty() { m_flags |= DIRTY; }
-    void SetFresh() { m_flags |= FRESH; }
-    // The parent now holds exactly this entry's coin.
-    void SetClean() { m_flags = 0; }
+    // together; adding the first one puts the entry on sentinel's list.
+    static void SetDirty(CoinsCachePair& pair, CoinsCachePair& sentinel) { AddFlags(DIRTY, pair, sentinel); }
+    static void SetFresh(CoinsCachePair& pair, CoinsCachePair& sentinel) { AddFlags(FRESH, pair, sentinel); }
+    // The parent now holds exactly this entry's coin: off the list.
+    void SetClean();
     bool IsDirty() const { return m_flags & DIRTY; }
     bool IsFresh() const { return m_flags & FRESH; }
 
+    // Neighbours on the flagged list; meaningful for a flagged entry or a
+    // sentinel only.
+    CoinsCachePair* Next() const { return m_next; }
+    CoinsCachePair* Prev() const { return m_prev; }
+    // Makes `self`, which must hold this entry, the sentinel of an empty list.
+    void SelfRef(CoinsCachePair& self) { m_prev = m_next = &self; }
+
 private:
+    static void AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel);
+
+    CoinsCachePair* m_prev{nullptr};
+    CoinsCachePair* m_next{nullptr};
     uint8_t m_flags{0};
 };
+
+inline void CCoinsCacheEntry::AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel)
+{
+    CCoinsCacheEntry& entry = pair.second;
+    if (entry.m_flags == 0 && flags != 0) {
+        entry.m_prev = sentinel.second.m_prev;
+        entry.m_next = &sentinel;
+        sentinel.second.m_prev->second.m_next = &pair;
+        sentinel.second.m_prev = &pair;
+    }
+    entry.m_flags |= flags;
+}
+
+inline void CCoinsCacheEntry::SetClean()
+{
+    if (m_flags == 0) return;
+    m_next->second.m_prev = m_prev;
+    m_prev->second.m_next = m_next;
+    m_prev = m_next = nullptr;
+    m_flags = 0;
+}
 
 using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;
 
@@ -251,7 +302,7 @@ public:
     // Entries with a DIRTY flag. Walks the whole map.
     size_t GetDirtyCount() const;
 
-    // Checks the flag invariants and the memory accounting of every entry;
+    // Checks the flag invariants, the flagged list and the memory accounting;
     // asserts on a violation. For tests.
     void SanityCheck() const;
 
@@ -261,6 +312,8 @@ private:
     CCoinsMap::iterator FetchCoin(const COutPoint& outpoint) const;
 
     mutable uint256 m_best_block;
+    // Declared before the map so that it outlives the entries linked to it.
+    mutable CoinsCachePair m_sentinel;
     mutable CCoinsMap m_cache_coins;
     // Heap bytes of the cached coins' scripts; the map's own nodes are
     // added in DynamicMemoryUsage().

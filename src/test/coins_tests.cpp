@@ -1065,14 +1065,12 @@ BOOST_AUTO_TEST_CASE(batchwrite_state_table)
             Prepare(base, parent, base_for(c.parent_value, c.parent_flags), c.parent_value, c.parent_flags);
             parent.SetBestBlock(BLOCK_A);
 
-            CCoinsMap child{0, SaltedOutpointHasher{/*deterministic=*/true}};
-            if (c.child_flags != NO_ENTRY) {
-                SetFlags(child.try_emplace(OUTPOINT, CoinOf(c.child_value)).first->second, c.child_flags);
-            }
+            FlaggedMap child;
+            if (c.child_flags != NO_ENTRY) child.Add(OUTPOINT, CoinOf(c.child_value), c.child_flags);
             const uint256 new_block{HashFromByte(0x0b)};
             bool threw = false;
             try {
-                parent.BatchWrite(child, new_block);
+                child.WriteTo(parent, new_block);
             } catch (const std::logic_error& e) {
                 threw = true;
                 BOOST_CHECK_EQUAL(e.what(), FRESH_ERROR);
@@ -1080,7 +1078,7 @@ BOOST_AUTO_TEST_CASE(batchwrite_state_table)
             BOOST_CHECK_EQUAL(threw, c.throws);
             if (!threw) {
                 // Consumed: every entry was visited and erased.
-                BOOST_CHECK(child.empty());
+                BOOST_CHECK(child.map.empty());
                 BOOST_CHECK(parent.GetBestBlock() == new_block);
             } else {
                 BOOST_CHECK(parent.GetBestBlock() == BLOCK_A);

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -68,13 +69,11 @@ std::map<COutPoint, Coin> MakeCoins(size_t count, unsigned char txid_tag)
     return coins;
 }
 
-CCoinsMap DirtyMap(const std::map<COutPoint, Coin>& coins)
+std::unique_ptr<FlaggedMap> DirtyMap(const std::map<COutPoint, Coin>& coins)
 {
-    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
-    for (const auto& [outpoint, coin] : coins) {
-        SetFlags(map.try_emplace(outpoint, Coin{coin}).first->second, CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
-    }
-    return map;
+    auto batch = std::make_unique<FlaggedMap>();
+    for (const auto& [outpoint, coin] : coins) batch->Add(outpoint, Coin{coin}, CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
+    return batch;
 }
 
 DBParams OnDisk(const std::filesystem::path& path) { return DBParams{.path = path, .cache_bytes = 1 << 20}; }
@@ -205,9 +204,9 @@ BOOST_AUTO_TEST_CASE(key_bytes)
     const uint256 txid = Hash(0x01, 0xfe, 0x22);
     const uint256 best = Hash(0xbb, 0xcc);
     std::map<COutPoint, Coin> coins{{COutPoint{txid, 0}, MakeCoin(0)}, {COutPoint{txid, 128}, MakeCoin(1)}};
-    CCoinsMap map = DirtyMap(coins);
-    db.BatchWrite(map, best);
-    BOOST_CHECK(map.empty());
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, best);
+    BOOST_CHECK(map->map.empty());
 
     // Every key and value as Core's chainstate would hold them, in order.
     std::vector<std::string> rows;
@@ -245,9 +244,9 @@ BOOST_AUTO_TEST_CASE(multi_batch_flush)
     const uint256 best = Hash(0xb1, 0x02);
     {
         CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
-        CCoinsMap map = DirtyMap(coins);
+        auto map = DirtyMap(coins);
         CoinDBLogCapture capture;
-        db.BatchWrite(map, best);
+        map->WriteTo(db, best);
         const auto lines = capture.Stop();
 
         // Each coin record is ~60-80 bytes: a 200-byte budget means a
@@ -259,7 +258,7 @@ BOOST_AUTO_TEST_CASE(multi_batch_flush)
         BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing "), partial + 1);
         BOOST_REQUIRE(!lines.empty());
         BOOST_CHECK_EQUAL(lines.back(), CommittedLine(coins.size(), coins.size()));
-        BOOST_CHECK(map.empty());
+        BOOST_CHECK(map->map.empty());
     }
     CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
@@ -284,15 +283,15 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
             const uint256 new_tip = Hash(0xb3, 0x04);
             if (test.has_old_tip) {
                 CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
-                CCoinsMap map = DirtyMap(old_coins);
-                db.BatchWrite(map, old_tip);
+                auto map = DirtyMap(old_coins);
+                map->WriteTo(db, old_tip);
             }
 
             {
                 CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
-                CCoinsMap map = DirtyMap(new_coins);
+                auto map = DirtyMap(new_coins);
                 CoinDBLogCapture capture;
-                BOOST_CHECK_THROW(db.BatchWrite(map, new_tip), SimulatedCrash);
+                BOOST_CHECK_THROW(map->WriteTo(db, new_tip), SimulatedCrash);
                 const auto lines = capture.Stop();
                 BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing partial batch of"), 1U);
                 BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing final batch of"), 0U);
@@ -315,9 +314,9 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
             CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
             BOOST_CHECK(db.GetBestBlock().IsNull());
             BOOST_CHECK_EQUAL(db.GetHeadBlocks().size(), 2U);
-            CCoinsMap map = DirtyMap(new_coins);
+            auto map = DirtyMap(new_coins);
             CoinDBLogCapture capture;
-            db.BatchWrite(map, new_tip);
+            map->WriteTo(db, new_tip);
             const auto lines = capture.Stop();
             BOOST_REQUIRE(!lines.empty());
             BOOST_CHECK_EQUAL(lines.back(), CommittedLine(new_coins.size(), new_coins.size()));
@@ -336,8 +335,8 @@ BOOST_AUTO_TEST_CASE(single_batch_flush_never_crashes)
     // one batch goes straight to the final one.
     CCoinsViewDB db{DBParams{.path = "one_batch", .memory_only = true}, CrashingOptions(DEFAULT_DB_CACHE_BATCH)};
     const auto coins = MakeCoins(50, 0xa5);
-    CCoinsMap map = DirtyMap(coins);
-    BOOST_CHECK_NO_THROW(db.BatchWrite(map, Hash(0xb4)));
+    auto map = DirtyMap(coins);
+    BOOST_CHECK_NO_THROW(map->WriteTo(db, Hash(0xb4)));
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb4).GetHex());
     BOOST_CHECK(db.GetHeadBlocks().empty());
     BOOST_CHECK_EQUAL(CountPresent(db, coins), coins.size());
@@ -455,8 +454,8 @@ BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
     const auto coins = MakeCoins(60, 0xa6);
     {
         CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
-        CCoinsMap map = DirtyMap(coins);
-        BOOST_CHECK_THROW(db.BatchWrite(map, Hash(0xb6)), SimulatedCrash);
+        auto map = DirtyMap(coins);
+        BOOST_CHECK_THROW(map->WriteTo(db, Hash(0xb6)), SimulatedCrash);
         BOOST_REQUIRE(db.GetDB().Exists(uint8_t{'H'}));
         size_t walked = 0;
         for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
@@ -464,8 +463,8 @@ BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
         BOOST_CHECK(db.Cursor()->GetBestBlock().IsNull());
     }
     CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
-    CCoinsMap map = DirtyMap(coins);
-    db.BatchWrite(map, Hash(0xb6));
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, Hash(0xb6));
     size_t walked = 0;
     for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
     BOOST_CHECK_EQUAL(walked, coins.size());
@@ -505,22 +504,22 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     const Coin new_value = MakeCoin(2);
     BOOST_REQUIRE(!(old_value == new_value));
 
-    CCoinsMap setup{0, SaltedOutpointHasher{true}};
+    FlaggedMap setup;
     for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].in_db_before) SetFlags(setup.try_emplace(outpoint_of(i), Coin{old_value}).first->second, F::DIRTY);
+        if (rows[i].in_db_before) setup.Add(outpoint_of(i), Coin{old_value}, F::DIRTY);
     }
-    db.BatchWrite(setup, Hash(0xb7));
+    setup.WriteTo(db, Hash(0xb7));
 
-    CCoinsMap map{0, SaltedOutpointHasher{true}};
+    FlaggedMap map;
     for (size_t i = 0; i < rows.size(); ++i) {
         Coin coin{new_value};
         if (rows[i].entry_spent) coin.Clear();
-        SetFlags(map.try_emplace(outpoint_of(i), std::move(coin)).first->second, rows[i].flags);
+        map.Add(outpoint_of(i), std::move(coin), rows[i].flags);
     }
     CoinDBLogCapture capture;
-    db.BatchWrite(map, Hash(0xb8));
+    map.WriteTo(db, Hash(0xb8));
     const auto lines = capture.Stop();
-    BOOST_CHECK(map.empty());
+    BOOST_CHECK(map.map.empty());
     BOOST_REQUIRE(!lines.empty());
     BOOST_CHECK_EQUAL(lines.back(), CommittedLine(dirty_rows, rows.size()));
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb8).GetHex());
@@ -540,8 +539,8 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
 {
     CCoinsViewDB db{DBParams{.path = "spends", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(10, 0xa7);
-    CCoinsMap map = DirtyMap(coins);
-    db.BatchWrite(map, Hash(0xb9));
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, Hash(0xb9));
 
     // Spend every other coin and read the rest, which stay clean.
     CCoinsViewCache cache{&db};
@@ -572,8 +571,8 @@ BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)
     TempDirFixture tmp;
     CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(200, 0xa8);
-    CCoinsMap map = DirtyMap(coins);
-    db.BatchWrite(map, Hash(0xbb));
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, Hash(0xbb));
     const auto key = db.GetDB().GetObfuscation().Key();
 
     for (const size_t cache_bytes : {size_t{64} << 10, size_t{16} << 20, size_t{1} << 20}) {
@@ -589,8 +588,8 @@ BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)
     }
     // Still writable.
     const auto more = MakeCoins(5, 0xa9);
-    CCoinsMap more_map = DirtyMap(more);
-    db.BatchWrite(more_map, Hash(0xbc));
+    auto more_map = DirtyMap(more);
+    more_map->WriteTo(db, Hash(0xbc));
     db.ResizeCache(size_t{2} << 20);
     CheckAllPresent(db, more);
     CheckAllPresent(db, coins);

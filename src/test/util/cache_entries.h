@@ -11,10 +11,32 @@ inline int FlagsOf(const CCoinsCacheEntry& entry)
 
 // Gives an unflagged entry exactly these flags, including states the cache
 // itself never creates (FRESH alone), so tests can hand them to BatchWrite.
-inline void SetFlags(CCoinsCacheEntry& entry, int flags)
+inline void SetFlags(CoinsCachePair& pair, CoinsCachePair& sentinel, int flags)
 {
-    if (flags & CCoinsCacheEntry::DIRTY) entry.SetDirty();
-    if (flags & CCoinsCacheEntry::FRESH) entry.SetFresh();
+    if (flags & CCoinsCacheEntry::DIRTY) CCoinsCacheEntry::SetDirty(pair, sentinel);
+    if (flags & CCoinsCacheEntry::FRESH) CCoinsCacheEntry::SetFresh(pair, sentinel);
 }
+
+// Entries in a map with their own flagged list, as a cache holds them, for
+// handing hand-made states to BatchWrite. The sentinel comes first so that
+// it outlives the entries linked to it; linked, the whole is immovable.
+struct FlaggedMap {
+    CoinsCachePair sentinel;
+    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
+
+    FlaggedMap() { sentinel.second.SelfRef(sentinel); }
+    FlaggedMap(const FlaggedMap&) = delete;
+    FlaggedMap& operator=(const FlaggedMap&) = delete;
+
+    CoinsCachePair& Add(const COutPoint& outpoint, Coin coin, int flags)
+    {
+        CoinsCachePair& pair = *map.try_emplace(outpoint, std::move(coin)).first;
+        SetFlags(pair, sentinel, flags);
+        return pair;
+    }
+
+    // view.BatchWrite() of these entries, consuming them.
+    void WriteTo(CCoinsView& view, const uint256& best_block) { view.BatchWrite(map, best_block); }
+};
 
 #endif // COINSDB_TEST_UTIL_CACHE_ENTRIES_H
