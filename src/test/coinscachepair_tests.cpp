@@ -1,0 +1,195 @@
+// The flagged list of CCoinsCacheEntry on its own (coins.h): entries join at
+// the tail on their first flag, stay put on later flags, leave on SetClean()
+// or destruction, and the sentinel links to itself when the list is empty.
+// Random sequences of those operations are compared with a std::list model.
+
+#include <coins.h>
+#include <test/util/cache_entries.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <list>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace {
+
+constexpr int DIRTY = CCoinsCacheEntry::DIRTY;
+constexpr int FRESH = CCoinsCacheEntry::FRESH;
+
+COutPoint OutpointOf(uint32_t i) { return COutPoint{uint256{}, i}; }
+
+Coin SomeCoin(uint32_t i) { return Coin{CTxOut{static_cast<CAmount>(i) + 1, CScript{0x51}}, 1, false}; }
+
+// The list read both ways from the sentinel, checking that the two agree
+// and that every member is flagged. Stops at the map size plus one, so a
+// broken cycle fails instead of looping.
+std::vector<uint32_t> ReadList(const FlaggedMap& flagged)
+{
+    std::vector<uint32_t> forward;
+    const CoinsCachePair* sentinel = &flagged.sentinel;
+    for (const CoinsCachePair* it = sentinel->second.Next(); it != sentinel; it = it->second.Next()) {
+        BOOST_REQUIRE(it != nullptr);
+        BOOST_REQUIRE_LE(forward.size(), flagged.map.size());
+        BOOST_CHECK(it->second.IsDirty() || it->second.IsFresh());
+        BOOST_CHECK(it->second.Next()->second.Prev() == it);
+        forward.push_back(it->first.n);
+    }
+    std::vector<uint32_t> backward;
+    for (const CoinsCachePair* it = sentinel->second.Prev(); it != sentinel; it = it->second.Prev()) {
+        BOOST_REQUIRE(it != nullptr);
+        BOOST_REQUIRE_LE(backward.size(), flagged.map.size());
+        backward.insert(backward.begin(), it->first.n);
+    }
+    BOOST_CHECK(forward == backward);
+    return forward;
+}
+
+std::vector<uint32_t> Ids(std::initializer_list<uint32_t> ids) { return ids; }
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(coinscachepair_tests)
+
+BOOST_AUTO_TEST_CASE(empty_list_is_a_self_linked_sentinel)
+{
+    FlaggedMap flagged;
+    BOOST_CHECK(flagged.sentinel.second.Next() == &flagged.sentinel);
+    BOOST_CHECK(flagged.sentinel.second.Prev() == &flagged.sentinel);
+    // Clean entries stay off the list with null links.
+    CoinsCachePair& clean = flagged.Add(OutpointOf(1), SomeCoin(1), 0);
+    BOOST_CHECK(clean.second.Next() == nullptr);
+    BOOST_CHECK(clean.second.Prev() == nullptr);
+    BOOST_CHECK(ReadList(flagged).empty());
+}
+
+BOOST_AUTO_TEST_CASE(first_flag_links_at_the_tail)
+{
+    FlaggedMap flagged;
+    CoinsCachePair& a = flagged.Add(OutpointOf(1), SomeCoin(1), DIRTY);
+    CoinsCachePair& b = flagged.Add(OutpointOf(2), SomeCoin(2), DIRTY | FRESH);
+    CoinsCachePair& c = flagged.Add(OutpointOf(3), SomeCoin(3), 0);
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 2}));
+    BOOST_CHECK(a.second.Prev() == &flagged.sentinel);
+    BOOST_CHECK(a.second.Next() == &b);
+    BOOST_CHECK(b.second.Next() == &flagged.sentinel);
+    BOOST_CHECK(flagged.sentinel.second.Prev() == &b);
+
+    // A later flag on a listed entry does not move it.
+    CCoinsCacheEntry::SetFresh(a, flagged.sentinel);
+    CCoinsCacheEntry::SetDirty(b, flagged.sentinel);
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 2}));
+    BOOST_CHECK_EQUAL(FlagsOf(a.second), DIRTY | FRESH);
+
+    // FRESH alone (a state only tests build) is a flag too.
+    CCoinsCacheEntry::SetFresh(c, flagged.sentinel);
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 2, 3}));
+}
+
+BOOST_AUTO_TEST_CASE(set_clean_unlinks_from_anywhere)
+{
+    // Head, middle and tail, each on a fresh list of five.
+    for (const uint32_t victim : {1U, 3U, 5U}) {
+        BOOST_TEST_CONTEXT("clean entry " << victim)
+        {
+            FlaggedMap flagged;
+            for (uint32_t i = 1; i <= 5; ++i) flagged.Add(OutpointOf(i), SomeCoin(i), DIRTY);
+            CoinsCachePair& pair = *flagged.map.find(OutpointOf(victim));
+            pair.second.SetClean();
+            BOOST_CHECK_EQUAL(FlagsOf(pair.second), 0);
+            BOOST_CHECK(pair.second.Next() == nullptr && pair.second.Prev() == nullptr);
+            std::vector<uint32_t> expected{1, 2, 3, 4, 5};
+            std::erase(expected, victim);
+            BOOST_CHECK(ReadList(flagged) == expected);
+            // Cleaning twice changes nothing.
+            pair.second.SetClean();
+            BOOST_CHECK(ReadList(flagged) == expected);
+            // Flagged again, it is the newest: back at the tail.
+            CCoinsCacheEntry::SetDirty(pair, flagged.sentinel);
+            expected.push_back(victim);
+            BOOST_CHECK(ReadList(flagged) == expected);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(erasing_unlinks)
+{
+    FlaggedMap flagged;
+    for (uint32_t i = 1; i <= 4; ++i) flagged.Add(OutpointOf(i), SomeCoin(i), i == 3 ? 0 : DIRTY);
+    flagged.map.erase(OutpointOf(2));
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 4}));
+    flagged.map.erase(OutpointOf(3)); // clean: nothing to unlink
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 4}));
+    flagged.map.clear();
+    BOOST_CHECK(flagged.sentinel.second.Next() == &flagged.sentinel);
+    BOOST_CHECK(flagged.sentinel.second.Prev() == &flagged.sentinel);
+}
+
+BOOST_AUTO_TEST_CASE(rehash_keeps_links)
+{
+    // Growing the map rehashes it many times; nodes must not move.
+    FlaggedMap flagged;
+    std::vector<uint32_t> expected;
+    for (uint32_t i = 0; i < 5000; ++i) {
+        const bool flag = i % 3 != 0;
+        flagged.Add(OutpointOf(i), SomeCoin(i), flag ? DIRTY : 0);
+        if (flag) expected.push_back(i);
+    }
+    BOOST_CHECK(ReadList(flagged) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(random_operations_match_a_model)
+{
+    for (const uint64_t seed : {1, 2, 3}) {
+        BOOST_TEST_CONTEXT("seed " << seed)
+        {
+            std::mt19937_64 rng{seed};
+            FlaggedMap flagged;
+            // The list as it should be, and each entry's flags.
+            std::list<uint32_t> model;
+            std::map<uint32_t, int> flags;
+            constexpr uint32_t IDS = 40;
+            for (int step = 0; step < 4000; ++step) {
+                const uint32_t id = static_cast<uint32_t>(rng() % IDS);
+                const auto it = flagged.map.find(OutpointOf(id));
+                switch (rng() % 5) {
+                case 0: // insert clean if absent
+                    if (it == flagged.map.end()) {
+                        flagged.Add(OutpointOf(id), SomeCoin(id), 0);
+                        flags[id] = 0;
+                    }
+                    break;
+                case 1: // add a flag
+                case 2:
+                    if (it != flagged.map.end()) {
+                        const int flag = rng() % 2 ? DIRTY : FRESH;
+                        if (flags[id] == 0) model.push_back(id);
+                        flags[id] |= flag;
+                        SetFlags(*it, flagged.sentinel, flag);
+                    }
+                    break;
+                case 3: // clean
+                    if (it != flagged.map.end()) {
+                        it->second.SetClean();
+                        if (flags[id] != 0) model.remove(id);
+                        flags[id] = 0;
+                    }
+                    break;
+                case 4: // erase
+                    if (it != flagged.map.end()) {
+                        flagged.map.erase(it);
+                        if (flags[id] != 0) model.remove(id);
+                        flags.erase(id);
+                    }
+                    break;
+                }
+                const std::vector<uint32_t> expected{model.begin(), model.end()};
+                BOOST_REQUIRE_MESSAGE(ReadList(flagged) == expected, "step " << step);
+                for (const auto& [key, entry] : flagged.map) BOOST_REQUIRE_EQUAL(FlagsOf(entry), flags.at(key.n));
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
