@@ -24,7 +24,7 @@ std::optional<Coin> CCoinsView::GetCoin(const COutPoint&) const { return std::nu
 bool CCoinsView::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
 uint256 CCoinsView::GetBestBlock() const { return uint256{}; }
 std::vector<uint256> CCoinsView::GetHeadBlocks() const { return {}; }
-void CCoinsView::BatchWrite(CCoinsMap&, const uint256&)
+void CCoinsView::BatchWrite(CoinsViewCacheCursor&, const uint256&)
 {
     throw std::logic_error("CCoinsView::BatchWrite: this view is not writable");
 }
@@ -34,7 +34,30 @@ std::optional<Coin> CCoinsViewBacked::GetCoin(const COutPoint& outpoint) const {
 bool CCoinsViewBacked::HaveCoin(const COutPoint& outpoint) const { return m_base->HaveCoin(outpoint); }
 uint256 CCoinsViewBacked::GetBestBlock() const { return m_base->GetBestBlock(); }
 std::vector<uint256> CCoinsViewBacked::GetHeadBlocks() const { return m_base->GetHeadBlocks(); }
-void CCoinsViewBacked::BatchWrite(CCoinsMap& coins, const uint256& best_block) { m_base->BatchWrite(coins, best_block); }
+void CCoinsViewBacked::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) { m_base->BatchWrite(cursor, best_block); }
+
+CoinsCachePair* CoinsViewCacheCursor::NextAndMaybeErase(CoinsCachePair& current)
+{
+    // Read before erasing: erasing unlinks current.
+    CoinsCachePair* next = current.second.Next();
+    if (WillErase(current)) {
+        m_usage -= current.second.coin.DynamicMemoryUsage();
+        m_map.erase(current.first);
+    } else {
+        current.second.SetClean();
+    }
+    return next;
+}
+
+Coin CoinsViewCacheCursor::MoveOrCopyCoin(CoinsCachePair& current)
+{
+    if (!WillErase(current)) return current.second.coin;
+    // The script's heap block leaves with the coin (a moved-from vector
+    // owns none), so it leaves the accounting now; NextAndMaybeErase then
+    // subtracts nothing more for this entry.
+    m_usage -= current.second.coin.DynamicMemoryUsage();
+    return std::move(current.second.coin);
+}
 std::unique_ptr<CCoinsViewCursor> CCoinsViewBacked::Cursor() const { return m_base->Cursor(); }
 size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
 
@@ -145,18 +168,18 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
     return true;
 }
 
-void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_block)
+void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block)
 {
-    // Baseline: every entry of the child is visited, flagged or not.
-    for (auto it = child_coins.begin(); it != child_coins.end(); it = child_coins.erase(it)) {
+    for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
         CCoinsCacheEntry& child = it->second;
+        // FRESH alone (never made by a cache) carries nothing to write.
         if (!child.IsDirty()) continue;
         auto ours = m_cache_coins.find(it->first);
         if (ours == m_cache_coins.end()) {
             // A FRESH spent child entry was created and spent below us:
             // nobody above has it, so there is nothing to record.
             if (child.IsFresh() && child.coin.IsSpent()) continue;
-            auto [added, inserted] = m_cache_coins.try_emplace(it->first, std::move(child.coin));
+            auto [added, inserted] = m_cache_coins.try_emplace(it->first, cursor.MoveOrCopyCoin(*it));
             m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
             // FRESH carries over only when the child knew its parent (us)
             // had nothing; a non-FRESH child entry may exist further down.
@@ -174,7 +197,7 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
             continue;
         }
         m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
-        ours->second.coin = std::move(child.coin);
+        ours->second.coin = cursor.MoveOrCopyCoin(*it);
         m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
         // Never add FRESH here: our entry may be a spend our parent still
         // has to learn about.
@@ -185,19 +208,18 @@ void CCoinsViewCache::BatchWrite(CCoinsMap& child_coins, const uint256& best_blo
 
 void CCoinsViewCache::Flush()
 {
-    try {
-        m_base->BatchWrite(m_cache_coins, GetBestBlock());
-    } catch (...) {
-        // The write consumed part of the map: recount what is left so the
-        // accounting stays true for whoever handles the error.
-        m_cached_coins_usage = 0;
-        for (const auto& [outpoint, entry] : m_cache_coins) m_cached_coins_usage += entry.coin.DynamicMemoryUsage();
-        throw;
-    }
-    // BatchWrite consumed the entries; rebuild the map so the bucket array
-    // the flush left behind is freed too.
+    CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/true};
+    m_base->BatchWrite(cursor, GetBestBlock());
+    // Only clean entries are left. Rebuild the map rather than clear it,
+    // so that its bucket array is freed too.
     CCoinsMap{0, m_cache_coins.hash_function()}.swap(m_cache_coins);
     m_cached_coins_usage = 0;
+}
+
+void CCoinsViewCache::Sync()
+{
+    CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/false};
+    m_base->BatchWrite(cursor, GetBestBlock());
 }
 
 void CCoinsViewCache::Uncache(const COutPoint& outpoint)
@@ -211,8 +233,18 @@ void CCoinsViewCache::Uncache(const COutPoint& outpoint)
 size_t CCoinsViewCache::GetDirtyCount() const
 {
     size_t count = 0;
-    for (const auto& [outpoint, entry] : m_cache_coins) count += entry.IsDirty();
+    for (const CoinsCachePair* it = m_sentinel.second.Next(); it != &m_sentinel; it = it->second.Next()) {
+        Assume(it->second.IsDirty());
+        ++count;
+    }
     return count;
+}
+
+size_t CCoinsViewCache::RecomputeDynamicMemoryUsage() const
+{
+    size_t usage = memusage::DynamicUsage(m_cache_coins);
+    for (const auto& [outpoint, entry] : m_cache_coins) usage += entry.coin.DynamicMemoryUsage();
+    return usage;
 }
 
 void CCoinsViewCache::SanityCheck() const

@@ -193,6 +193,40 @@ inline void CCoinsCacheEntry::SetClean()
 
 using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;
 
+// What a cache hands its parent's BatchWrite: its flagged entries, oldest
+// flag first, and nothing else, so a write-back costs what changed rather
+// than what is cached. Each entry is tidied up as the walk moves past it:
+// a flush (will_erase) erases every entry, a sync erases spent ones and
+// keeps the others, clean, for later reads.
+class CoinsViewCacheCursor
+{
+public:
+    // usage: the cache's accounting of its coins' heap bytes, kept exact
+    // as entries are erased or have their coin moved out.
+    CoinsViewCacheCursor(size_t& usage, CoinsCachePair& sentinel, CCoinsMap& map, bool will_erase)
+        : m_usage{usage}, m_sentinel{sentinel}, m_map{map}, m_will_erase{will_erase} {}
+
+    CoinsCachePair* Begin() const { return m_sentinel.second.Next(); }
+    CoinsCachePair* End() const { return &m_sentinel; }
+
+    // Erases or cleans `current` and returns the entry after it. Loops
+    // advance with this and nothing else.
+    CoinsCachePair* NextAndMaybeErase(CoinsCachePair& current);
+
+    // Whether `current` is erased once the walk passes it.
+    bool WillErase(const CoinsCachePair& current) const { return m_will_erase || current.second.coin.IsSpent(); }
+
+    // The coin of `current` for a parent to keep: moved out when the entry
+    // is about to be erased anyway, copied when the cache keeps it.
+    Coin MoveOrCopyCoin(CoinsCachePair& current);
+
+private:
+    size_t& m_usage;
+    CoinsCachePair& m_sentinel;
+    CCoinsMap& m_map;
+    bool m_will_erase;
+};
+
 // Walks coins in database key order: by txid, then by the VARINT of the
 // output index (numeric for indexes up to 16511, see serialize.h).
 class CCoinsViewCursor
@@ -226,9 +260,9 @@ public:
     // Empty, or [new, old] while a multi-batch flush from old to new is not
     // known to have completed (see txdb.h).
     virtual std::vector<uint256> GetHeadBlocks() const;
-    // Applies the DIRTY entries of coins and sets the best block. Consumes
-    // coins: it is empty afterwards, and memory is given back as it goes.
-    virtual void BatchWrite(CCoinsMap& coins, const uint256& best_block);
+    // Applies the DIRTY entries the cursor walks over and sets the best
+    // block. Advances the cursor to its end unless it throws.
+    virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block);
     virtual std::unique_ptr<CCoinsViewCursor> Cursor() const;
     virtual size_t EstimateSize() const { return 0; }
 };
@@ -243,7 +277,7 @@ public:
     bool HaveCoin(const COutPoint& outpoint) const override;
     uint256 GetBestBlock() const override;
     std::vector<uint256> GetHeadBlocks() const override;
-    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
     std::unique_ptr<CCoinsViewCursor> Cursor() const override;
     size_t EstimateSize() const override;
 
@@ -265,7 +299,7 @@ public:
     bool HaveCoin(const COutPoint& outpoint) const override;
     uint256 GetBestBlock() const override;
     void SetBestBlock(const uint256& block_hash);
-    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
     // A cache has no stable key order to walk.
     std::unique_ptr<CCoinsViewCursor> Cursor() const override;
 
@@ -291,17 +325,25 @@ public:
     // already spent here counts as found, as upstream.
     bool SpendCoin(const COutPoint& outpoint, Coin* moveout = nullptr);
 
-    // Writes every change to the parent, then empties this cache.
+    // Writes every change to the parent, then empties this cache: for
+    // when the memory is wanted back.
     void Flush();
+    // Writes every change to the parent and keeps the unspent coins cached,
+    // clean, so that the blocks that follow still find them here.
+    void Sync();
 
     // Drops a clean entry to free memory; flagged entries stay.
     void Uncache(const COutPoint& outpoint);
 
     size_t GetCacheSize() const { return m_cache_coins.size(); }
     size_t DynamicMemoryUsage() const;
-    // Entries with a DIRTY flag. Walks the whole map.
+    // Entries with a DIRTY flag: the length of the flagged list, since a
+    // cache never holds FRESH without DIRTY. Zero right after a Sync.
     size_t GetDirtyCount() const;
 
+    // DynamicMemoryUsage() recomputed entry by entry, to check the running
+    // count against. Walks the whole map. For tests.
+    size_t RecomputeDynamicMemoryUsage() const;
     // Checks the flag invariants, the flagged list and the memory accounting;
     // asserts on a violation. For tests.
     void SanityCheck() const;

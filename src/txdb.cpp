@@ -151,7 +151,7 @@ std::vector<uint256> CCoinsViewDB::GetHeadBlocks() const
     return heads;
 }
 
-void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
+void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block)
 {
     assert(!best_block.IsNull());
     const auto start = std::chrono::steady_clock::now();
@@ -180,9 +180,9 @@ void CCoinsViewDB::BatchWrite(CCoinsMap& coins, const uint256& best_block)
 
     size_t visited = 0;
     size_t changed = 0;
-    // Baseline: visit every cached entry, clean or not, erasing each one
-    // as it is consumed so memory falls while the flush runs.
-    for (auto it = coins.begin(); it != coins.end(); it = coins.erase(it)) {
+    // Only flagged entries: the cursor erases each one behind us for a
+    // flush (memory falls while it runs) or cleans it for a sync.
+    for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
         ++visited;
         if (!it->second.IsDirty()) continue;
         ++changed;

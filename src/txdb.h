@@ -25,6 +25,8 @@ struct CoinsViewOptions {
 // What the last BatchWrite did, for getcoinscacheinfo and benchmarks.
 struct CoinsFlushStats {
     size_t batches{0};
+    // DIRTY entries written; visited counts every flagged entry walked
+    // (clean cached coins are never visited).
     size_t changed{0};
     size_t visited{0};
     double duration_ms{0};
@@ -43,7 +45,7 @@ public:
     std::vector<uint256> GetHeadBlocks() const override;
     // Writes the DIRTY entries in batches of at most about
     // batch_write_bytes, bracketed by the 'H' marker (see txdb.cpp).
-    void BatchWrite(CCoinsMap& coins, const uint256& best_block) override;
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
     std::unique_ptr<CCoinsViewCursor> Cursor() const override;
     size_t EstimateSize() const override;
 

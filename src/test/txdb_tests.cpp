@@ -519,9 +519,12 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     CoinDBLogCapture capture;
     map.WriteTo(db, Hash(0xb8));
     const auto lines = capture.Stop();
-    BOOST_CHECK(map.map.empty());
+    // Only the flagged entries were visited (and erased); clean ones stay.
+    BOOST_CHECK_EQUAL(map.map.size(), rows.size() - dirty_rows);
     BOOST_REQUIRE(!lines.empty());
-    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(dirty_rows, rows.size()));
+    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(dirty_rows, dirty_rows));
+    BOOST_CHECK_EQUAL(db.LastFlushStats().visited, dirty_rows);
+    BOOST_CHECK_EQUAL(db.LastFlushStats().changed, dirty_rows);
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb8).GetHex());
 
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -560,10 +563,50 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
     cache.Flush();
     const auto lines = capture.Stop();
     BOOST_REQUIRE(!lines.empty());
-    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(spent.size(), coins.size()));
+    // The clean half is never visited.
+    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(spent.size(), spent.size()));
     for (const auto& [outpoint, coin] : coins) {
         BOOST_CHECK_EQUAL(db.HaveCoin(outpoint), !spent.contains(outpoint));
     }
+}
+
+BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
+{
+    CCoinsViewDB db{DBParams{.path = "sync", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    const auto coins = MakeCoins(1000, 0xa8);
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, Hash(0xbd));
+
+    // Every coin cached clean, then 10 changes: 5 spends, 5 new coins.
+    CCoinsViewCache cache{&db};
+    for (const auto& [outpoint, coin] : coins) BOOST_REQUIRE(cache.HaveCoin(outpoint));
+    std::map<COutPoint, Coin> expected = coins;
+    auto it = coins.begin();
+    for (int i = 0; i < 5; ++i, ++it) {
+        BOOST_REQUIRE(cache.SpendCoin(it->first));
+        expected.erase(it->first);
+    }
+    for (uint32_t i = 0; i < 5; ++i) {
+        const COutPoint outpoint{Hash(0xbe), i};
+        cache.AddCoin(outpoint, MakeCoin(i), /*possible_overwrite=*/false);
+        expected.emplace(outpoint, MakeCoin(i));
+    }
+    cache.SetBestBlock(Hash(0xbf));
+    CoinDBLogCapture capture;
+    cache.Sync();
+    const auto lines = capture.Stop();
+    BOOST_REQUIRE(!lines.empty());
+    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(10, 10));
+    BOOST_CHECK_EQUAL(db.LastFlushStats().visited, 10U);
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xbf).GetHex());
+    // The database has the changes; the cache still has every unspent coin.
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), expected.size());
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    for (const auto& [outpoint, coin] : expected) {
+        BOOST_CHECK(cache.HaveCoinInCache(outpoint));
+        BOOST_CHECK(db.GetCoin(outpoint) == coin);
+    }
+    for (auto spent = coins.begin(); spent != it; ++spent) BOOST_CHECK(!db.HaveCoin(spent->first));
 }
 
 BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)

@@ -23,6 +23,8 @@ inline void SetFlags(CoinsCachePair& pair, CoinsCachePair& sentinel, int flags)
 struct FlaggedMap {
     CoinsCachePair sentinel;
     CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
+    // The coins' heap bytes, as a cache would account for them.
+    size_t usage{0};
 
     FlaggedMap() { sentinel.second.SelfRef(sentinel); }
     FlaggedMap(const FlaggedMap&) = delete;
@@ -30,13 +32,19 @@ struct FlaggedMap {
 
     CoinsCachePair& Add(const COutPoint& outpoint, Coin coin, int flags)
     {
-        CoinsCachePair& pair = *map.try_emplace(outpoint, std::move(coin)).first;
-        SetFlags(pair, sentinel, flags);
-        return pair;
+        auto [it, inserted] = map.try_emplace(outpoint, std::move(coin));
+        if (inserted) usage += it->second.coin.DynamicMemoryUsage();
+        SetFlags(*it, sentinel, flags);
+        return *it;
     }
 
-    // view.BatchWrite() of these entries, consuming them.
-    void WriteTo(CCoinsView& view, const uint256& best_block) { view.BatchWrite(map, best_block); }
+    // view.BatchWrite() of the flagged entries, as a Flush (will_erase) or
+    // a Sync would hand them over.
+    void WriteTo(CCoinsView& view, const uint256& best_block, bool will_erase = true)
+    {
+        CoinsViewCacheCursor cursor{usage, sentinel, map, will_erase};
+        view.BatchWrite(cursor, best_block);
+    }
 };
 
 #endif // COINSDB_TEST_UTIL_CACHE_ENTRIES_H
