@@ -322,9 +322,16 @@ void BlockProcessor::FlushStateToDisk(FlushMode mode)
 
     // The index must know every block the chainstate is about to point at.
     if (!m_blockman.WriteIndex()) throw std::runtime_error("Failed to write the block index");
-    // Baseline: every write empties the coins cache, including the ones a
-    // prune asks for.
-    m_chainstate.Flush();
+    // Only a cache over budget needs its memory back. A prune needs the
+    // coins on disk before it deletes the blocks they came from, and a
+    // periodic write bounds what a crash can lose; neither needs memory,
+    // and emptying the cache would make the next blocks read every coin
+    // they spend back from disk.
+    if (cache_full) {
+        m_chainstate.Flush();
+    } else {
+        m_chainstate.Sync();
+    }
     m_last_write = now;
     if (prune) PruneIfNeeded();
 }

@@ -25,8 +25,8 @@ namespace node {
 struct BlockProcessorOptions {
     // -prune target in bytes; 0 keeps every block.
     uint64_t prune_target_bytes{0};
-    // -flushinterval: write the cache at least this often. In the baseline
-    // every write empties the cache, as Flush does.
+    // -flushinterval: write the cache's changes at least this often (a
+    // Sync: the cache keeps its coins).
     std::chrono::seconds flush_interval{std::chrono::hours{1}};
     // -stopatheight: request shutdown after connecting this block (0: never).
     int stop_at_height{0};

@@ -94,10 +94,18 @@ void Chainstate::SetTip(const uint256& hash, int height)
     m_tip_height = height;
 }
 
-void Chainstate::Flush()
+void Chainstate::Flush() { WriteBack(/*empty_cache=*/true); }
+
+void Chainstate::Sync() { WriteBack(/*empty_cache=*/false); }
+
+void Chainstate::WriteBack(bool empty_cache)
 {
     const auto start = std::chrono::steady_clock::now();
-    m_cache->Flush();
+    if (empty_cache) {
+        m_cache->Flush();
+    } else {
+        m_cache->Sync();
+    }
     m_last_flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -49,14 +49,21 @@ public:
     int TipHeight() const { return m_tip_height; }
     void SetTip(const uint256& hash, int height);
 
-    // Writes every change and empties the cache (baseline flush).
+    // Writes every change and empties the cache: for when the memory is
+    // wanted back (cache over budget, snapshot load, shutdown).
     void Flush();
+    // Writes every change and keeps the coins cached, clean: for writes
+    // that only need the changes on disk (prune, periodic, statistics).
+    void Sync();
+    // Duration of the last Flush or Sync.
     double LastFlushMs() const { return m_last_flush_ms; }
 
     // Closes the database so the directory can be removed.
     void Close();
 
 private:
+    void WriteBack(bool empty_cache);
+
     std::filesystem::path m_dir;
     std::unique_ptr<CCoinsViewDB> m_db;
     std::unique_ptr<CCoinsViewCache> m_cache;

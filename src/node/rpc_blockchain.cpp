@@ -72,8 +72,9 @@ json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
     }
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    // Statistics come from the database, so it must hold the cache's changes.
-    active.Flush();
+    // Statistics come from the database, so it must hold the cache's
+    // changes; the cache itself is still worth keeping.
+    active.Sync();
     const auto stats = kernel::ComputeUTXOStats(type, active.CoinsDB(), [&] {
         if (node.shutdown_requested) throw JSONRPCError(RPC_MISC_ERROR, "Shutting down");
     });
@@ -166,7 +167,8 @@ json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    active.Flush();
+    // The dump reads the database, which must hold the cache's changes.
+    active.Sync();
     // Count first: the header carries the number of coins.
     const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, active.CoinsDB());
     if (!stats) throw JSONRPCError(RPC_INTERNAL_ERROR, "Unable to read UTXO set");
