@@ -1,7 +1,9 @@
 #include <txdb.h>
 
 #include <util/log.h>
+#include <util/memory.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -172,6 +174,20 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         }
     }
 
+    // The peak resident set of this write, for the BatchWrite log line.
+    // Sampled around each LevelDB write, where the serialized batch and
+    // LevelDB's memtable are at their largest; the walk in between only
+    // frees memory (Flush) or leaves it as it is (Sync).
+    size_t peak_rss = GetResidentBytes().value_or(0);
+    // Where the peak starts from: maxMem minus this is what the write added.
+    LogDebug(logging::Category::COINDB, "BatchWrite started, rss={}MiB", peak_rss >> 20);
+    const auto write_batch = [&](CDBBatch& pending) {
+        peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0));
+        m_db->WriteBatch(pending);
+        peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0));
+        ++batches;
+    };
+
     CDBBatch batch{*m_db};
     // First batch: from here until the last batch lands, the database is
     // a mix of old_tip and best_block.
@@ -193,8 +209,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         }
         if (batch.SizeEstimate() > m_options.batch_write_bytes) {
             LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
-            m_db->WriteBatch(batch);
-            ++batches;
+            write_batch(batch);
             batch.Clear();
             if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
         }
@@ -204,11 +219,12 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     batch.Erase(DB_HEAD_BLOCKS);
     batch.Write(DB_BEST_BLOCK, best_block);
     LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
-    m_db->WriteBatch(batch);
-    ++batches;
-    m_last_flush = {batches, changed, visited,
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
+    write_batch(batch);
+    const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    m_last_flush = {batches, changed, visited, took_ms, peak_rss};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
+    // The format published flush measurements parse: whole ms, whole MiB.
+    LogDebug(logging::Category::COINDB, "BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(took_ms), peak_rss >> 20);
 }
 
 std::unique_ptr<CCoinsViewCursor> CCoinsViewDB::Cursor() const

@@ -30,6 +30,8 @@ struct CoinsFlushStats {
     size_t changed{0};
     size_t visited{0};
     double duration_ms{0};
+    // The largest resident set seen during the write; 0 when unknown.
+    size_t peak_rss_bytes{0};
 };
 
 // The UTXO set on disk (chainstate/), in Bitcoin Core's format: see the top

@@ -305,7 +305,8 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
         {"last_flush", {{"duration_ms", active.LastFlushMs()},
                         {"batches", flush.batches},
                         {"changed", flush.changed},
-                        {"visited", flush.visited}}},
+                        {"visited", flush.visited},
+                        {"peak_rss_bytes", flush.peak_rss_bytes}}},
     };
 }
 

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -163,6 +164,25 @@ std::string CommittedLine(size_t changed, size_t visited)
            std::to_string(visited) + ") to coin database...";
 }
 
+// A completed BatchWrite opens with the resident set it starts from and
+// ends with the Committed line, then the timing line in the format
+// published flush measurements parse.
+void CheckWriteEnded(const std::vector<std::string>& lines, size_t changed, size_t visited)
+{
+    BOOST_REQUIRE_GE(lines.size(), 3U);
+    static const std::regex START{R"(\[coindb\] BatchWrite started, rss=(\d+)MiB)"};
+    std::smatch start;
+    BOOST_REQUIRE_MESSAGE(std::regex_match(lines.front(), start, START), lines.front());
+    BOOST_CHECK_EQUAL(lines[lines.size() - 2], CommittedLine(changed, visited));
+    static const std::regex TIMING{R"(\[coindb\] BatchWrite took=(\d+)ms, maxMem=(\d+)MiB)"};
+    std::smatch timing;
+    BOOST_REQUIRE_MESSAGE(std::regex_match(lines.back(), timing, TIMING), lines.back());
+    // This process is resident in at least one MiB, and the peak counts
+    // the starting point.
+    BOOST_CHECK_GT(std::stoull(start[1]), 0U);
+    BOOST_CHECK_GE(std::stoull(timing[2]), std::stoull(start[1]));
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(txdb_tests)
@@ -257,7 +277,7 @@ BOOST_AUTO_TEST_CASE(multi_batch_flush)
         BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing final batch of 0.00 MiB"), 1U);
         BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing "), partial + 1);
         BOOST_REQUIRE(!lines.empty());
-        BOOST_CHECK_EQUAL(lines.back(), CommittedLine(coins.size(), coins.size()));
+        CheckWriteEnded(lines, coins.size(), coins.size());
         BOOST_CHECK(map->map.empty());
     }
     CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
@@ -296,6 +316,7 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
                 BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing partial batch of"), 1U);
                 BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing final batch of"), 0U);
                 BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Committed"), 0U);
+                BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] BatchWrite took="), 0U);
 
                 // The database admits to holding a mix of the two states.
                 BOOST_CHECK(db.GetBestBlock().IsNull());
@@ -319,7 +340,7 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
             map->WriteTo(db, new_tip);
             const auto lines = capture.Stop();
             BOOST_REQUIRE(!lines.empty());
-            BOOST_CHECK_EQUAL(lines.back(), CommittedLine(new_coins.size(), new_coins.size()));
+            CheckWriteEnded(lines, new_coins.size(), new_coins.size());
             BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), new_tip.GetHex());
             BOOST_CHECK(db.GetHeadBlocks().empty());
             BOOST_CHECK(!db.GetDB().Exists(uint8_t{'H'}));
@@ -522,7 +543,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     // Only the flagged entries were visited (and erased); clean ones stay.
     BOOST_CHECK_EQUAL(map.map.size(), rows.size() - dirty_rows);
     BOOST_REQUIRE(!lines.empty());
-    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(dirty_rows, dirty_rows));
+    CheckWriteEnded(lines, dirty_rows, dirty_rows);
     BOOST_CHECK_EQUAL(db.LastFlushStats().visited, dirty_rows);
     BOOST_CHECK_EQUAL(db.LastFlushStats().changed, dirty_rows);
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xb8).GetHex());
@@ -564,7 +585,7 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
     const auto lines = capture.Stop();
     BOOST_REQUIRE(!lines.empty());
     // The clean half is never visited.
-    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(spent.size(), spent.size()));
+    CheckWriteEnded(lines, spent.size(), spent.size());
     for (const auto& [outpoint, coin] : coins) {
         BOOST_CHECK_EQUAL(db.HaveCoin(outpoint), !spent.contains(outpoint));
     }
@@ -596,7 +617,7 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
     cache.Sync();
     const auto lines = capture.Stop();
     BOOST_REQUIRE(!lines.empty());
-    BOOST_CHECK_EQUAL(lines.back(), CommittedLine(10, 10));
+    CheckWriteEnded(lines, 10, 10);
     BOOST_CHECK_EQUAL(db.LastFlushStats().visited, 10U);
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xbf).GetHex());
     // The database has the changes; the cache still has every unspent coin.
