@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <sys/mman.h>
 
 namespace {
 
@@ -86,6 +87,8 @@ struct CDBWrapper::Impl {
 
 struct CDBBatch::Impl {
     leveldb::WriteBatch batch;
+    // What Reserve() last sized the buffer for.
+    size_t reserved{0};
 };
 
 struct CDBIterator::Impl {
@@ -211,6 +214,26 @@ CDBBatch::CDBBatch(const CDBWrapper& parent) : m_parent{parent}, m_impl{std::mak
 CDBBatch::~CDBBatch() = default;
 
 void CDBBatch::Clear() { m_impl->batch.Clear(); }
+
+void CDBBatch::Reserve(size_t bytes)
+{
+    if (bytes <= m_impl->reserved || bytes <= SizeEstimate()) return;
+    // leveldb::WriteBatch has no reserve(). A fresh batch given one record
+    // with a `bytes`-long value allocates exactly that much, and Clear()
+    // keeps the allocation. The value is read from untouched anonymous
+    // memory, which the kernel backs with its shared zero page, so it costs
+    // no resident memory of its own.
+    void* zeros = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (zeros == MAP_FAILED) return; // the buffer grows as it would have
+    auto sized = std::make_unique<Impl>();
+    sized->batch.Put(leveldb::Slice{}, leveldb::Slice{static_cast<const char*>(zeros), bytes});
+    munmap(zeros, bytes);
+    sized->batch.Clear();
+    // Then the pending records move over, and the old buffer goes.
+    sized->batch.Append(m_impl->batch);
+    sized->reserved = bytes;
+    m_impl = std::move(sized);
+}
 
 size_t CDBBatch::SizeEstimate() const { return m_impl->batch.ApproximateSize(); }
 

@@ -96,7 +96,12 @@ public:
         EraseImpl(m_key_buffer.Unread());
     }
 
+    // Clears the batch; its buffer keeps the capacity it reached.
     void Clear();
+    // Sizes the batch's buffer for `bytes` in one allocation, keeping what
+    // it holds. Without it the buffer doubles its way up, and each step
+    // briefly holds the old and the new copy. A no-op when it is that big.
+    void Reserve(size_t bytes);
     // Bytes the batch will hand to LevelDB, headers included.
     size_t SizeEstimate() const;
 

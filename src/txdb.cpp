@@ -26,6 +26,14 @@ constexpr uint8_t DB_HEAD_BLOCKS = 'H';
 
 constexpr double BYTES_PER_MIB = 1024.0 * 1024.0;
 
+// A write whose batch outgrows this is a big one: its buffer is then sized
+// for the whole cap at once (CDBBatch::Reserve) rather than doubling its
+// way there. Small writes (a sync of a few blocks) never pay for the cap.
+constexpr size_t RESERVE_BATCH_AFTER = size_t{1} << 20;
+// Room past the cap for the record that crosses it: a coin's key and value
+// take at most a few KiB, since scripts over 10,000 bytes are not stored.
+constexpr size_t BATCH_CAP_HEADROOM = size_t{64} << 10;
+
 struct CoinKey {
     COutPoint* outpoint;
 
@@ -207,6 +215,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         } else {
             batch.Write(ConstCoinKey{it->first}, it->second.coin);
         }
+        if (batch.SizeEstimate() > RESERVE_BATCH_AFTER) batch.Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
         if (batch.SizeEstimate() > m_options.batch_write_bytes) {
             LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
             write_batch(batch);

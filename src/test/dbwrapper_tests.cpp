@@ -292,6 +292,39 @@ BOOST_AUTO_TEST_CASE(batch_is_atomic)
     }
 }
 
+BOOST_AUTO_TEST_CASE(batch_reserve_keeps_pending_records)
+{
+    // Reserve moves the pending records into a bigger buffer: none is lost
+    // or reordered, the size estimate is unchanged, and later records and
+    // partial-batch reuse (Clear) work as before.
+    CDBWrapper db{DBParams{.path = "reserve", .memory_only = true}};
+    db.Write(Key({'r', 9}), uint8_t{9});
+    CDBBatch batch{db};
+    batch.Write(Key({'r', 1}), uint8_t{1});
+    batch.Write(Key({'r', 2}), uint8_t{2});
+    batch.Erase(Key({'r', 9}));
+    batch.Write(Key({'r', 2}), uint8_t{20});
+    const size_t pending = batch.SizeEstimate();
+    batch.Reserve(size_t{1} << 20);
+    BOOST_CHECK_EQUAL(batch.SizeEstimate(), pending);
+    // Smaller than what is reserved, or than what is pending: no-ops.
+    batch.Reserve(4096);
+    batch.Reserve(1);
+    BOOST_CHECK_EQUAL(batch.SizeEstimate(), pending);
+    batch.Write(Key({'r', 3}), uint8_t{3});
+    db.WriteBatch(batch);
+    for (const auto& [key, value] : std::vector<std::pair<unsigned char, int>>{{1, 1}, {2, 20}, {3, 3}, {9, -1}}) {
+        uint8_t stored{0};
+        BOOST_CHECK_EQUAL(db.Read(Key({'r', key}), stored), value >= 0);
+        if (value >= 0) BOOST_CHECK_EQUAL(stored, value);
+    }
+    batch.Clear();
+    batch.Write(Key({'r', 4}), uint8_t{4});
+    db.WriteBatch(batch);
+    BOOST_CHECK(db.Exists(Key({'r', 4})));
+    BOOST_CHECK(!db.Exists(Key({'r', 9})));
+}
+
 BOOST_AUTO_TEST_CASE(batch_size_estimate)
 {
     CDBWrapper db{DBParams{.path = "sizes", .memory_only = true}};
