@@ -26,6 +26,7 @@ ALL_TESTS = [
     "feature_assumeutxo.py",
     "feature_dbcrash.py",
     "feature_pruning.py",
+    "feature_flush.py",
     "feature_loadblock.py",
     "feature_shutdown.py",
     "feature_config_args.py",
