@@ -59,6 +59,16 @@ std::string ScriptType(const CScript& s)
     return "nonstandard";
 }
 
+// Gets the active chainstate's changes to disk for an RPC that reads the
+// database. The block index goes first, as in FlushStateToDisk: otherwise
+// a crash right after could leave coins whose best block the index on disk
+// does not know, and the node would refuse to start.
+void SyncForReading(NodeContext& node, Chainstate& active)
+{
+    if (node.blockman && !node.blockman->WriteIndex()) throw JSONRPCError(RPC_INTERNAL_ERROR, "Failed to write the block index");
+    active.Sync();
+}
+
 json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
 {
     const std::string hash_type = OptionalParamString(request, 0, "hash_type").value_or("hash_serialized_3");
@@ -74,7 +84,7 @@ json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
     Chainstate& active = node.chainman->Active();
     // Statistics come from the database, so it must hold the cache's
     // changes; the cache itself is still worth keeping.
-    active.Sync();
+    SyncForReading(node, active);
     const auto stats = kernel::ComputeUTXOStats(type, active.CoinsDB(), [&] {
         if (node.shutdown_requested) throw JSONRPCError(RPC_MISC_ERROR, "Shutting down");
     });
@@ -168,7 +178,7 @@ json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
     // The dump reads the database, which must hold the cache's changes.
-    active.Sync();
+    SyncForReading(node, active);
     // Count first: the header carries the number of coins.
     const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, active.CoinsDB());
     if (!stats) throw JSONRPCError(RPC_INTERNAL_ERROR, "Unable to read UTXO set");
