@@ -17,15 +17,20 @@ export COINSDB_VECTORS=${COINSDB_VECTORS:-$(cd "$top/.." && pwd)/shared/vectors}
 for commit in $(git -C "$top" rev-list --reverse "$range"); do
   echo "=== $(git -C "$top" log -1 --format='%h %s' "$commit")"
   git -C "$scratch/tree" checkout -q --detach "$commit"
-  (
-    cd "$scratch/tree"
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build build -j "$(nproc)" >/dev/null
-    if [ -f contrib/devtools/check_layers.py ]; then python3 contrib/devtools/check_layers.py src >/dev/null; fi
-    ctest --test-dir build --output-on-failure -j "$(nproc)" | tail -n 3
-    if [ "$unit_only" != "--unit-only" ] && [ -x test/functional/test_runner.py ]; then
-      test/functional/test_runner.py --builddir build --jobs "$(nproc)" | tail -n 1
-    fi
-  ) || { echo "FAILED at $commit"; exit 1; }
+  # Every step is checked explicitly: errexit does not apply inside a
+  # command whose status is tested, so a failed build must not fall
+  # through to testing the previous commit's binaries.
+  fail() { echo "FAILED at $commit: $1"; exit 1; }
+  cd "$scratch/tree"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null || fail "cmake"
+  cmake --build build -j "$(nproc)" >"$scratch/build.log" 2>&1 || { grep -E "error|FAILED" "$scratch/build.log" | head -20; fail "build"; }
+  if [ -f contrib/devtools/check_layers.py ]; then python3 contrib/devtools/check_layers.py src >/dev/null || fail "check_layers"; fi
+  ctest --test-dir build --output-on-failure -j "$(nproc)" >"$scratch/ctest.log" 2>&1 || { tail -n 40 "$scratch/ctest.log"; fail "unit tests"; }
+  tail -n 3 "$scratch/ctest.log"
+  if [ "$unit_only" != "--unit-only" ] && [ -x test/functional/test_runner.py ]; then
+    test/functional/test_runner.py --builddir build --jobs "$(nproc)" >"$scratch/functional.log" 2>&1 || { tail -n 40 "$scratch/functional.log"; fail "functional tests"; }
+    tail -n 1 "$scratch/functional.log"
+  fi
+  cd "$top"
 done
 echo "all commits in $range pass"
