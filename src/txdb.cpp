@@ -204,6 +204,8 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
 
     size_t visited = 0;
     size_t changed = 0;
+    // The buffer keeps its capacity across Clear(): one reserve per write.
+    bool reserved = false;
     // Only flagged entries: the cursor erases each one behind us for a
     // flush (memory falls while it runs) or cleans it for a sync.
     for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
@@ -215,9 +217,13 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         } else {
             batch.Write(ConstCoinKey{it->first}, it->second.coin);
         }
-        if (batch.SizeEstimate() > RESERVE_BATCH_AFTER) batch.Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
-        if (batch.SizeEstimate() > m_options.batch_write_bytes) {
-            LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
+        const size_t pending = batch.SizeEstimate();
+        if (!reserved && pending > RESERVE_BATCH_AFTER) {
+            batch.Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
+            reserved = true;
+        }
+        if (pending > m_options.batch_write_bytes) {
+            LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", pending / BYTES_PER_MIB);
             write_batch(batch);
             batch.Clear();
             if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
