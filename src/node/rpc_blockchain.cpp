@@ -308,7 +308,7 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
         {"cache_entries", active.CoinsTip().GetCacheSize()},
         {"dirty_entries", active.CoinsTip().GetDirtyCount()},
         {"batch_size", active.CoinsDB().GetOptions().batch_write_bytes},
-        {"dbcache", {{"total", sizes.block_tree_db + sizes.coins_db + sizes.coins},
+        {"dbcache", {{"total", sizes.Total()},
                      {"block_tree_db", sizes.block_tree_db},
                      {"coins_db", sizes.coins_db},
                      {"coins", sizes.coins}}},
