@@ -598,15 +598,7 @@ private:
         SIM_EXPECT(layer.cache->GetCacheSize() == 0 && layer.cache->DynamicMemoryUsage() == m_empty_cache_usage,
                    "layer " + std::to_string(level) + " not empty after Flush");
         layer.maybe_cached.clear();
-        m_models[level] = m_models[level + 1];
-        const CCoinsView& parent = level == 0 ? Base() : *m_layers[level - 1].cache;
-        SIM_EXPECT(parent.GetBestBlock() == block, "best block not passed down by a flush of layer " + std::to_string(level));
-        if (level + 1 < m_layers.size()) ++m_stats.flushes_below_top;
-        if (level > 0) return;
-        ++m_stats.flushes_to_base;
-        m_base_best_block = block;
-        if (m_db) SIM_EXPECT(m_db->GetHeadBlocks().empty(), "'H' left after a completed flush");
-        CheckBaseContents();
+        CheckWrittenDown(level, block, "flush", m_stats.flushes_below_top, m_stats.flushes_to_base);
     }
 
     // Like Flush, but the layer keeps its unspent coins, clean.
@@ -628,14 +620,22 @@ private:
         for (const COutPoint& outpoint : kept) {
             SIM_EXPECT(cache.HaveCoinInCache(outpoint), "Sync dropped the unspent coin at " + outpoint.ToString());
         }
+        CheckWrittenDown(level, block, "sync", m_stats.syncs_below_top, m_stats.syncs_to_base);
+    }
+
+    // After layer `level` wrote its changes down with best block `block`:
+    // the parent's view is the layer's, the best block went with it, and a
+    // write to the base left it complete, with no 'H', holding the model.
+    void CheckWrittenDown(size_t level, const uint256& block, const std::string& what, size_t& below_top, size_t& to_base)
+    {
         m_models[level] = m_models[level + 1];
         const CCoinsView& parent = level == 0 ? Base() : *m_layers[level - 1].cache;
-        SIM_EXPECT(parent.GetBestBlock() == block, "best block not passed down by a sync of layer " + std::to_string(level));
-        if (level + 1 < m_layers.size()) ++m_stats.syncs_below_top;
+        SIM_EXPECT(parent.GetBestBlock() == block, "best block not passed down by a " + what + " of layer " + std::to_string(level));
+        if (level + 1 < m_layers.size()) ++below_top;
         if (level > 0) return;
-        ++m_stats.syncs_to_base;
+        ++to_base;
         m_base_best_block = block;
-        if (m_db) SIM_EXPECT(m_db->GetHeadBlocks().empty(), "'H' left after a completed sync");
+        if (m_db) SIM_EXPECT(m_db->GetHeadBlocks().empty(), "'H' left after a completed " + what);
         CheckBaseContents();
     }
 
