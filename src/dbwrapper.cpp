@@ -12,6 +12,10 @@
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <limits>
 #include <cstdarg>
 #include <sys/mman.h>
 
@@ -57,6 +61,70 @@ public:
     }
 };
 
+// A file that stops taking bytes once the environment's budget is spent,
+// as a file on a full disk does.
+class BudgetedFile final : public leveldb::WritableFile
+{
+public:
+    BudgetedFile(std::unique_ptr<leveldb::WritableFile> file, std::atomic<size_t>& budget)
+        : m_file{std::move(file)}, m_budget{budget} {}
+
+    leveldb::Status Append(const leveldb::Slice& data) override
+    {
+        const size_t granted = Take(data.size());
+        if (granted == data.size()) return m_file->Append(data);
+        // Write what fits, as write(2) does before it fails with ENOSPC.
+        if (granted > 0) m_file->Append(leveldb::Slice{data.data(), granted});
+        return leveldb::Status::IOError("simulated full disk", std::strerror(ENOSPC));
+    }
+    leveldb::Status Close() override { return m_file->Close(); }
+    leveldb::Status Flush() override { return m_file->Flush(); }
+    leveldb::Status Sync() override { return m_file->Sync(); }
+
+private:
+    // Takes up to `wanted` bytes from the budget; LevelDB's compaction
+    // thread draws on it too.
+    size_t Take(size_t wanted)
+    {
+        size_t left = m_budget.load();
+        while (!m_budget.compare_exchange_weak(left, left - std::min(left, wanted))) {
+        }
+        return std::min(left, wanted);
+    }
+
+    std::unique_ptr<leveldb::WritableFile> m_file;
+    std::atomic<size_t>& m_budget;
+};
+
+// DBOptions::fail_writes_after_bytes: every file LevelDB writes after the
+// database is open draws on one byte budget.
+class BudgetedEnv final : public leveldb::EnvWrapper
+{
+public:
+    // Unlimited until Arm(): opening a database writes too.
+    explicit BudgetedEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
+
+    void Arm(size_t budget) { m_budget = budget; }
+
+    leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
+    {
+        return Wrap(target()->NewWritableFile(name, result), result);
+    }
+    leveldb::Status NewAppendableFile(const std::string& name, leveldb::WritableFile** result) override
+    {
+        return Wrap(target()->NewAppendableFile(name, result), result);
+    }
+
+private:
+    leveldb::Status Wrap(leveldb::Status status, leveldb::WritableFile** result)
+    {
+        if (status.ok()) *result = new BudgetedFile{std::unique_ptr<leveldb::WritableFile>{*result}, m_budget};
+        return status;
+    }
+
+    std::atomic<size_t> m_budget{std::numeric_limits<size_t>::max()};
+};
+
 } // namespace
 
 Obfuscation::Obfuscation(std::span<const unsigned char, KEY_SIZE> key) { std::ranges::copy(key, m_key.begin()); }
@@ -74,6 +142,7 @@ void Obfuscation::Apply(std::span<std::byte> data) const
 
 struct CDBWrapper::Impl {
     std::unique_ptr<leveldb::Env> memory_env;
+    std::unique_ptr<leveldb::Env> budgeted_env;
     std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
     std::unique_ptr<leveldb::Cache> block_cache;
     std::unique_ptr<leveldb::Logger> logger;
@@ -133,6 +202,10 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         if (ec) throw dbwrapper_error("Cannot create database directory " + params.path.string() + ": " + ec.message());
         LogInfo("Opening LevelDB in {}", params.path.string());
     }
+    if (params.options.fail_writes_after_bytes) {
+        impl.budgeted_env = std::make_unique<BudgetedEnv>(options.env);
+        options.env = impl.budgeted_env.get();
+    }
 
     leveldb::DB* raw_db = nullptr;
     ThrowOnError(leveldb::DB::Open(options, params.path.string(), &raw_db), m_name);
@@ -157,6 +230,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         }
         m_obfuscation = Obfuscation{std::span<const unsigned char, Obfuscation::KEY_SIZE>{stored_key.data(), Obfuscation::KEY_SIZE}};
     }
+    if (impl.budgeted_env) static_cast<BudgetedEnv&>(*impl.budgeted_env).Arm(*params.options.fail_writes_after_bytes);
 }
 
 CDBWrapper::~CDBWrapper()
@@ -178,7 +252,10 @@ bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadI
 
 void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 {
-    ThrowOnError(m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->batch), m_name);
+    if (m_write_failure) throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
+    const leveldb::Status status = m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->batch);
+    if (!status.ok()) m_write_failure = status.ToString();
+    ThrowOnError(status, m_name);
 }
 
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const

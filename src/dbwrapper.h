@@ -35,6 +35,9 @@ public:
 struct DBOptions {
     // Don't compact the whole database on open (tests and benchmarks).
     bool force_compact{false};
+    // Tests: once this many bytes have gone to the database's files after
+    // it was opened, every further write to them fails as on a full disk.
+    std::optional<size_t> fail_writes_after_bytes{};
 };
 
 struct DBParams {
@@ -235,8 +238,14 @@ public:
         WriteBatch(batch, sync);
     }
 
-    // Applies the batch atomically; sync waits until it is on disk.
+    // Applies the batch atomically; sync waits until it is on disk. After
+    // one failed write every later one throws without reaching LevelDB:
+    // LevelDB itself would append behind the torn record the failure left
+    // in its log, and a database that no longer opens is worse than one
+    // that stopped at its last good write.
     void WriteBatch(CDBBatch& batch, bool sync = false);
+    // Why writes are refused, once one failed.
+    const std::optional<std::string>& WriteFailure() const { return m_write_failure; }
 
     std::unique_ptr<CDBIterator> NewIterator() const;
     bool IsEmpty() const;
@@ -266,6 +275,7 @@ private:
     std::unique_ptr<Impl> m_impl;
     std::string m_name;
     Obfuscation m_obfuscation;
+    std::optional<std::string> m_write_failure;
 };
 
 #endif // COINSDB_DBWRAPPER_H

@@ -677,4 +677,42 @@ BOOST_AUTO_TEST_CASE(corrupt_table_file)
     });
 }
 
+// After a failed write (a full disk here) every later write is refused
+// before it reaches LevelDB: appending behind the torn record the failure
+// left in the log is what turns a full disk into "partial record without
+// end" on the next open. Reads go on, and the database reopens with every
+// write that succeeded.
+BOOST_AUTO_TEST_CASE(failed_write_stops_all_writes)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "db";
+    {
+        DBParams params = OnDisk(path, /*obfuscate=*/true);
+        params.options.fail_writes_after_bytes = 4096;
+        CDBWrapper db{params};
+        db.Write(Key({'a'}), Payload(1));
+        BOOST_CHECK(!db.WriteFailure());
+        CDBBatch big{db};
+        for (unsigned char i = 0; i < 100; ++i) big.Write(Key({'b', i}), Payload(i));
+        BOOST_CHECK_EXCEPTION(db.WriteBatch(big), dbwrapper_error, [](const dbwrapper_error& e) {
+            return std::string{e.what()} == "Fatal LevelDB error in db: IO error: simulated full disk: No space left on device";
+        });
+        BOOST_REQUIRE(db.WriteFailure());
+        // Even a write that would fit now is refused.
+        BOOST_CHECK_EXCEPTION(db.Write(Key({'c'}), Payload(3)), dbwrapper_error, [](const dbwrapper_error& e) {
+            return std::string{e.what()} == "Refusing to write to db after a failed write: IO error: simulated full disk: No space left on device";
+        });
+        BOOST_CHECK_THROW(db.Erase(Key({'a'})), dbwrapper_error);
+        std::vector<unsigned char> value;
+        BOOST_CHECK(db.Read(Key({'a'}), value) && value == Payload(1));
+    }
+    CDBWrapper reopened{OnDisk(path, /*obfuscate=*/true)};
+    std::vector<unsigned char> value;
+    BOOST_CHECK(reopened.Read(Key({'a'}), value) && value == Payload(1));
+    BOOST_CHECK(!reopened.Exists(Key({'b', 0})));
+    BOOST_CHECK(!reopened.Exists(Key({'c'})));
+    reopened.Write(Key({'c'}), Payload(3));
+    BOOST_CHECK(reopened.Exists(Key({'c'})));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
