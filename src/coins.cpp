@@ -36,25 +36,41 @@ uint256 CCoinsViewBacked::GetBestBlock() const { return m_base->GetBestBlock(); 
 std::vector<uint256> CCoinsViewBacked::GetHeadBlocks() const { return m_base->GetHeadBlocks(); }
 void CCoinsViewBacked::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) { m_base->BatchWrite(cursor, best_block); }
 
-CoinsCachePair* CoinsViewCacheCursor::NextAndMaybeErase(CoinsCachePair& current)
+void CoinsViewCacheCursor::Release(CoinsCachePair& current)
 {
-    // Read before erasing: erasing unlinks current.
-    CoinsCachePair* next = current.second.Next();
-    if (WillErase(current)) {
+    // A flush drops the whole map afterwards; only spent entries of a sync
+    // go now, since a cache keeps no record of a spend its parent has.
+    if (current.second.coin.IsSpent() && !m_will_erase) {
         m_usage -= current.second.coin.DynamicMemoryUsage();
         m_map.erase(current.first);
     } else {
         current.second.SetClean();
     }
+}
+
+CoinsCachePair* CoinsViewCacheCursor::NextAndMaybeErase(CoinsCachePair& current)
+{
+    Assume(&current == Begin());
+    // Read before releasing: releasing unlinks current.
+    CoinsCachePair* next = current.second.Next();
+    Release(current);
     return next;
+}
+
+void CoinsViewCacheCursor::ReleaseUntil(const CoinsCachePair* stop)
+{
+    while (Begin() != stop) {
+        assert(Begin() != End());
+        Release(*Begin());
+    }
 }
 
 Coin CoinsViewCacheCursor::MoveOrCopyCoin(CoinsCachePair& current)
 {
     if (!WillErase(current)) return current.second.coin;
     // The script's heap block leaves with the coin (a moved-from vector
-    // owns none), so it leaves the accounting now; NextAndMaybeErase then
-    // subtracts nothing more for this entry.
+    // owns none), so it leaves the accounting now; releasing the entry
+    // then subtracts nothing more for it.
     m_usage -= current.second.coin.DynamicMemoryUsage();
     return std::move(current.second.coin);
 }
@@ -210,8 +226,8 @@ void CCoinsViewCache::Flush()
 {
     CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/true};
     m_base->BatchWrite(cursor, GetBestBlock());
-    // Only clean entries are left. Rebuild the map rather than clear it,
-    // so that its bucket array is freed too.
+    // The parent holds everything and only clean entries are left. Rebuild
+    // the map rather than clear it, so that its bucket array is freed too.
     CCoinsMap{0, m_cache_coins.hash_function()}.swap(m_cache_coins);
     m_cached_coins_usage = 0;
 }

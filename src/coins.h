@@ -195,9 +195,15 @@ using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpoint
 
 // What a cache hands its parent's BatchWrite: its flagged entries, oldest
 // flag first, and nothing else, so a write-back costs what changed rather
-// than what is cached. Each entry is tidied up as the walk moves past it:
-// a flush (will_erase) erases every entry, a sync erases spent ones and
-// keeps the others, clean, for later reads.
+// than what is cached.
+//
+// An entry is released (cleaned, or erased when spent) only once the parent
+// holds it: a parent that applies entries one by one releases each as it
+// goes (NextAndMaybeErase); a database releases a batch's entries only
+// after that batch was written (ReleaseUntil), so a failed write leaves
+// every entry it did not store flagged in the cache. A flush (will_erase)
+// erases nothing while it walks: the cache drops the whole map once the
+// parent has everything, which is cheaper than erasing entry by entry.
 class CoinsViewCacheCursor
 {
 public:
@@ -206,21 +212,29 @@ public:
     CoinsViewCacheCursor(size_t& usage, CoinsCachePair& sentinel, CCoinsMap& map, bool will_erase)
         : m_usage{usage}, m_sentinel{sentinel}, m_map{map}, m_will_erase{will_erase} {}
 
+    // The oldest entry not released yet.
     CoinsCachePair* Begin() const { return m_sentinel.second.Next(); }
     CoinsCachePair* End() const { return &m_sentinel; }
 
-    // Erases or cleans `current` and returns the entry after it. Loops
-    // advance with this and nothing else.
+    // Releases `current`, which must be Begin(), and returns the entry
+    // after it: for parents that hold each entry as soon as they apply it.
     CoinsCachePair* NextAndMaybeErase(CoinsCachePair& current);
+    // Releases every entry from Begin() up to, not including, `stop`:
+    // the parent now holds all of them. `stop` is End() or an entry after
+    // Begin() on the list.
+    void ReleaseUntil(const CoinsCachePair* stop);
 
-    // Whether `current` is erased once the walk passes it.
+    // Whether the cache drops `current` once the parent holds it.
     bool WillErase(const CoinsCachePair& current) const { return m_will_erase || current.second.coin.IsSpent(); }
 
     // The coin of `current` for a parent to keep: moved out when the entry
-    // is about to be erased anyway, copied when the cache keeps it.
+    // is about to be erased anyway, copied when the cache keeps it. Only
+    // for parents that release `current` right after taking its coin.
     Coin MoveOrCopyCoin(CoinsCachePair& current);
 
 private:
+    void Release(CoinsCachePair& current);
+
     size_t& m_usage;
     CoinsCachePair& m_sentinel;
     CCoinsMap& m_map;
@@ -261,7 +275,8 @@ public:
     // known to have completed (see txdb.h).
     virtual std::vector<uint256> GetHeadBlocks() const;
     // Applies the DIRTY entries the cursor walks over and sets the best
-    // block. Advances the cursor to its end unless it throws.
+    // block. Releases every entry unless it throws; when it throws, the
+    // entries it did not store stay flagged in the cache (see the cursor).
     virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block);
     virtual std::unique_ptr<CCoinsViewCursor> Cursor() const;
     virtual size_t EstimateSize() const { return 0; }

@@ -206,16 +206,19 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     size_t changed = 0;
     // The buffer keeps its capacity across Clear(): one reserve per write.
     bool reserved = false;
-    // Only flagged entries: the cursor erases each one behind us for a
-    // flush (memory falls while it runs) or cleans it for a sync.
-    for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
+    // Only flagged entries. The cursor releases a batch's entries (cleans
+    // them, or erases them when spent) only once that batch is written: a
+    // write that throws leaves every coin it did not store in the cache.
+    for (auto it = cursor.Begin(); it != cursor.End();) {
+        CoinsCachePair* const next = it->second.Next();
         ++visited;
-        if (!it->second.IsDirty()) continue;
-        ++changed;
-        if (it->second.coin.IsSpent()) {
-            batch.Erase(ConstCoinKey{it->first});
-        } else {
-            batch.Write(ConstCoinKey{it->first}, it->second.coin);
+        if (it->second.IsDirty()) {
+            ++changed;
+            if (it->second.coin.IsSpent()) {
+                batch.Erase(ConstCoinKey{it->first});
+            } else {
+                batch.Write(ConstCoinKey{it->first}, it->second.coin);
+            }
         }
         const size_t pending = batch.SizeEstimate();
         if (!reserved && pending > RESERVE_BATCH_AFTER) {
@@ -225,9 +228,11 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         if (pending > m_options.batch_write_bytes) {
             LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", pending / BYTES_PER_MIB);
             write_batch(batch);
+            cursor.ReleaseUntil(next);
             batch.Clear();
             if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
         }
+        it = next;
     }
 
     // Last batch: the database is consistent with best_block again.
@@ -235,6 +240,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     batch.Write(DB_BEST_BLOCK, best_block);
     LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
     write_batch(batch);
+    cursor.ReleaseUntil(cursor.End());
     const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     m_last_flush = {batches, changed, visited, took_ms, peak_rss};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);

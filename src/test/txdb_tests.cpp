@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(key_bytes)
     std::map<COutPoint, Coin> coins{{COutPoint{txid, 0}, MakeCoin(0)}, {COutPoint{txid, 128}, MakeCoin(1)}};
     auto map = DirtyMap(coins);
     map->WriteTo(db, best);
-    BOOST_CHECK(map->map.empty());
+    BOOST_CHECK_EQUAL(map->FlaggedCount(), 0U);
 
     // Every key and value as Core's chainstate would hold them, in order.
     std::vector<std::string> rows;
@@ -278,7 +278,7 @@ BOOST_AUTO_TEST_CASE(multi_batch_flush)
         BOOST_CHECK_EQUAL(CountStartingWith(lines, "[coindb] Writing "), partial + 1);
         BOOST_REQUIRE(!lines.empty());
         CheckWriteEnded(lines, coins.size(), coins.size());
-        BOOST_CHECK(map->map.empty());
+        BOOST_CHECK_EQUAL(map->FlaggedCount(), 0U);
     }
     CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
@@ -540,8 +540,10 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     CoinDBLogCapture capture;
     map.WriteTo(db, Hash(0xb8));
     const auto lines = capture.Stop();
-    // Only the flagged entries were visited (and erased); clean ones stay.
-    BOOST_CHECK_EQUAL(map.map.size(), rows.size() - dirty_rows);
+    // Only the flagged entries were visited and released (a flush's cursor
+    // erases nothing: the cache drops its map afterwards).
+    BOOST_CHECK_EQUAL(map.FlaggedCount(), 0U);
+    BOOST_CHECK_EQUAL(map.map.size(), rows.size());
     BOOST_REQUIRE(!lines.empty());
     CheckWriteEnded(lines, dirty_rows, dirty_rows);
     BOOST_CHECK_EQUAL(db.LastFlushStats().visited, dirty_rows);
@@ -628,6 +630,82 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
         BOOST_CHECK(db.GetCoin(outpoint) == coin);
     }
     for (auto spent = coins.begin(); spent != it; ++spent) BOOST_CHECK(!db.HaveCoin(spent->first));
+}
+
+// A write that fails midway (here a full disk after a byte budget) must not
+// lose what it did not store: the cache still answers every coin as before
+// the write, the database refuses any further write, and reopened it shows
+// the unfinished flush ('H' = [new, old]) that start-up rolls forward.
+BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
+{
+    struct Case {
+        std::string name;
+        bool flush; // else Sync
+    };
+    for (const auto& test : {Case{"flush", true}, Case{"sync", false}}) {
+        BOOST_TEST_CONTEXT(test.name)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "chainstate";
+            const auto old_coins = MakeCoins(400, 0xc1);
+            {
+                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+                DirtyMap(old_coins)->WriteTo(db, Hash(0xc0));
+            }
+
+            DBParams full_disk = OnDisk(path);
+            // Room for a few of the ~2 KiB batches below, not for all.
+            full_disk.options.fail_writes_after_bytes = 12 << 10;
+            auto db = std::make_unique<CCoinsViewDB>(full_disk, CoinsViewOptions{.batch_write_bytes = 2000});
+            CCoinsViewCache cache{db.get()};
+            // 1000 new coins and every other old coin spent: coins and
+            // spends the cache may not drop before the database has them.
+            std::map<COutPoint, Coin> expected = old_coins;
+            std::vector<COutPoint> spent;
+            for (const auto& [outpoint, coin] : MakeCoins(1000, 0xc2)) {
+                cache.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/false);
+                expected.emplace(outpoint, coin);
+            }
+            for (auto it = old_coins.begin(); it != old_coins.end(); std::advance(it, 2)) {
+                BOOST_REQUIRE(cache.SpendCoin(it->first));
+                expected.erase(it->first);
+                spent.push_back(it->first);
+            }
+            const size_t dirty_before = cache.GetDirtyCount();
+            cache.SetBestBlock(Hash(0xc3));
+
+            BOOST_CHECK_EXCEPTION(test.flush ? cache.Flush() : cache.Sync(), dbwrapper_error, [](const dbwrapper_error& e) {
+                return std::string{e.what()}.find("No space left on device") != std::string::npos;
+            });
+            // Some batches landed and were released; the rest wait.
+            BOOST_CHECK_GT(cache.GetDirtyCount(), 0U);
+            BOOST_CHECK_LT(cache.GetDirtyCount(), dirty_before);
+            cache.SanityCheck();
+            for (const auto& [outpoint, coin] : expected) BOOST_CHECK(cache.GetCoin(outpoint) == coin);
+            for (const auto& outpoint : spent) BOOST_CHECK(!cache.HaveCoin(outpoint));
+
+            // Nothing more reaches LevelDB, not even a small write.
+            BOOST_REQUIRE(db->GetDB().WriteFailure().has_value());
+            BOOST_CHECK_EXCEPTION(test.flush ? cache.Flush() : cache.Sync(), dbwrapper_error, [](const dbwrapper_error& e) {
+                return std::string{e.what()}.starts_with("Refusing to write to chainstate after a failed write");
+            });
+
+            // Reopened, the database shows the unfinished flush, as after a
+            // crash. The cache still holds everything the database did not
+            // take, so writing it again, disk space freed, completes it.
+            db.reset();
+            db = std::make_unique<CCoinsViewDB>(OnDisk(path), CoinsViewOptions{.batch_write_bytes = 2000});
+            BOOST_CHECK(db->GetBestBlock().IsNull());
+            const std::vector<uint256> heads{Hash(0xc3), Hash(0xc0)};
+            BOOST_CHECK(db->GetHeadBlocks() == heads);
+            cache.SetBackend(*db);
+            test.flush ? cache.Flush() : cache.Sync();
+            BOOST_CHECK_EQUAL(db->GetBestBlock().GetHex(), Hash(0xc3).GetHex());
+            BOOST_CHECK(db->GetHeadBlocks().empty());
+            CheckAllPresent(*db, expected);
+            for (const auto& outpoint : spent) BOOST_CHECK(!db->HaveCoin(outpoint));
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)

@@ -38,6 +38,14 @@ struct FlaggedMap {
         return *it;
     }
 
+    // Entries still on the flagged list: none once a write released them.
+    size_t FlaggedCount() const
+    {
+        size_t count = 0;
+        for (const CoinsCachePair* it = sentinel.second.Next(); it != &sentinel; it = it->second.Next()) ++count;
+        return count;
+    }
+
     // view.BatchWrite() of the flagged entries, as a Flush (will_erase) or
     // a Sync would hand them over.
     void WriteTo(CCoinsView& view, const uint256& best_block, bool will_erase = true)
