@@ -62,18 +62,35 @@ std::optional<SnapshotBase> ReadSnapshotBaseFiles(const std::filesystem::path& d
 }
 
 // Upstream's FlushSnapshotToDisk, with its log lines.
-void FlushSnapshotToDisk(CCoinsViewCache& cache, bool snapshot_loaded)
+void FlushSnapshotToDisk(Chainstate& chainstate, bool snapshot_loaded)
 {
     LogTimer timer{"FlushSnapshotToDisk", fmt::format("{} ({:.2f} MB)", snapshot_loaded ? "saving snapshot chainstate" : "flushing coins cache",
-                                                      InMB(cache.DynamicMemoryUsage()))};
-    cache.Flush();
+                                                      InMB(chainstate.CoinsTip().DynamicMemoryUsage()))};
+    chainstate.Flush();
 }
 
 } // namespace
 
+void ChainstateWriteGuard::CheckWritable(const std::filesystem::path& dir) const
+{
+    if (m_failed) throw std::runtime_error("Not writing " + dir.string() + ": an earlier chainstate write failed and the node is shutting down");
+}
+
+void ChainstateWriteGuard::Fail(const std::filesystem::path& dir, const std::string& what)
+{
+    if (m_failed.exchange(true)) return;
+    const std::string message = fmt::format(
+        "A write to the chainstate in {} failed: {}. coinsdb writes nothing more and shuts down. The chainstate on disk is "
+        "as a crash at this moment would leave it: free disk space (or fix the I/O error) and restart, and the node "
+        "rolls forward to where it stopped.",
+        dir.string(), what);
+    LogError("{}", message);
+    if (m_on_failure) m_on_failure(message);
+}
+
 Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
-                       size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot)
-    : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}
+                       size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard)
+    : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}, m_write_guard{write_guard}
 {
     m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe}, options);
     m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
@@ -100,11 +117,17 @@ void Chainstate::Sync() { WriteBack(/*empty_cache=*/false); }
 
 void Chainstate::WriteBack(bool empty_cache)
 {
+    m_write_guard.CheckWritable(m_dir);
     const auto start = std::chrono::steady_clock::now();
-    if (empty_cache) {
-        m_cache->Flush();
-    } else {
-        m_cache->Sync();
+    try {
+        if (empty_cache) {
+            m_cache->Flush();
+        } else {
+            m_cache->Sync();
+        }
+    } catch (const std::exception& e) {
+        m_write_guard.Fail(m_dir, e.what());
+        throw;
     }
     m_last_flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -115,7 +138,8 @@ void Chainstate::Close()
     m_db.reset();
 }
 
-ChainstateManager::ChainstateManager(ChainstateManagerOptions options) : m_options{std::move(options)} {}
+ChainstateManager::ChainstateManager(ChainstateManagerOptions options)
+    : m_options{std::move(options)}, m_write_guard{m_options.on_write_failure} {}
 
 ChainstateManager::~ChainstateManager() = default;
 
@@ -125,7 +149,7 @@ void ChainstateManager::LoadChainstates()
     const auto& sizes = m_options.cache_sizes;
     if (m_options.wipe_chainstate) LogInfo("-reindex-chainstate: wiping chainstate/ to rebuild it from stored blocks");
     m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.coins_view,
-                                                    /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt);
+                                                    /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt, m_write_guard);
     if (m_ibd_chainstate->TipHash().IsNull() && !m_ibd_chainstate->CoinsDB().GetHeadBlocks().empty()) {
         // A flush was cut short: block replay repairs it (BlockProcessor).
         LogInfo("chainstate/ holds an unfinished flush; it will be replayed");
@@ -165,7 +189,7 @@ std::unique_ptr<Chainstate> ChainstateManager::OpenSnapshotChainstate(const Snap
 {
     const auto& sizes = m_options.cache_sizes;
     return std::make_unique<Chainstate>(SnapshotDir(), sizes.coins_db, m_options.coins_view, wipe,
-                                        static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base);
+                                        static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base, m_write_guard);
 }
 
 void ChainstateManager::RebalanceCaches()
@@ -223,7 +247,7 @@ uint64_t PopulateSnapshot(Chainstate& chainstate, AutoFile& file, const Snapshot
                 // any non-null value lets this intermediate flush proceed,
                 // and 'H' marks the database as incomplete meanwhile.
                 cache.SetBestBlock(metadata.base_blockhash);
-                FlushSnapshotToDisk(cache, /*snapshot_loaded=*/false);
+                FlushSnapshotToDisk(chainstate, /*snapshot_loaded=*/false);
             }
         }
     }
@@ -263,7 +287,7 @@ SnapshotLoadResult ChainstateManager::ActivateSnapshot(const std::filesystem::pa
         const size_t loaded_usage = chainstate->CoinsTip().DynamicMemoryUsage();
         LogInfo("[snapshot] loaded {} ({:.2f} MB) coins from snapshot {}", loaded, InMB(loaded_usage),
                 metadata.base_blockhash.GetHex());
-        FlushSnapshotToDisk(chainstate->CoinsTip(), /*snapshot_loaded=*/true);
+        FlushSnapshotToDisk(*chainstate, /*snapshot_loaded=*/true);
 
         const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, chainstate->CoinsDB(),
                                                     [&] { if (interrupt) throw std::runtime_error("Snapshot validation interrupted by shutdown"); });

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,12 +30,34 @@ struct SnapshotBase {
     uint64_t chain_tx_count;
 };
 
+// Bitcoin Core treats a failed chainstate write as fatal, and so does
+// coinsdb: the first failure, in any chainstate and whoever asked for the
+// write, stops every later one and tells the node to shut down. What is on
+// disk then is what a crash at that moment would have left, which start-up
+// knows how to repair; writing on could only tear it further.
+class ChainstateWriteGuard
+{
+public:
+    using OnFailure = std::function<void(const std::string& message)>;
+    explicit ChainstateWriteGuard(OnFailure on_failure) : m_on_failure{std::move(on_failure)} {}
+
+    bool Failed() const { return m_failed; }
+    // Throws when an earlier write failed.
+    void CheckWritable(const std::filesystem::path& dir) const;
+    // Records the first failure and reports it once.
+    void Fail(const std::filesystem::path& dir, const std::string& what);
+
+private:
+    OnFailure m_on_failure;
+    std::atomic<bool> m_failed{false};
+};
+
 // One UTXO set: the chainstate database plus the coins cache on top of it.
 class Chainstate
 {
 public:
     Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
-               size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot);
+               size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard);
 
     CCoinsViewDB& CoinsDB() { return *m_db; }
     CCoinsViewCache& CoinsTip() { return *m_cache; }
@@ -50,7 +73,9 @@ public:
     void SetTip(const uint256& hash, int height);
 
     // Writes every change and empties the cache: for when the memory is
-    // wanted back (cache over budget, snapshot load, shutdown).
+    // wanted back (cache over budget, snapshot load, shutdown). Both throw
+    // when the write fails or an earlier one did (ChainstateWriteGuard);
+    // the cache then still holds every change the database did not take.
     void Flush();
     // Writes every change and keeps the coins cached, clean: for writes
     // that only need the changes on disk (prune, periodic, statistics).
@@ -71,6 +96,7 @@ private:
     int m_tip_height{0};
     std::optional<SnapshotBase> m_snapshot;
     double m_last_flush_ms{0};
+    ChainstateWriteGuard& m_write_guard;
 };
 
 struct ChainstateManagerOptions {
@@ -81,6 +107,9 @@ struct ChainstateManagerOptions {
     CoinsViewOptions coins_view;
     // -reindex-chainstate: start chainstate/ from scratch.
     bool wipe_chainstate{false};
+    // Called once, on the first failed chainstate write (see
+    // ChainstateWriteGuard); the node shuts down from it.
+    ChainstateWriteGuard::OnFailure on_write_failure{};
 };
 
 struct SnapshotLoadResult {
@@ -117,6 +146,8 @@ public:
 
     // Flushes every chainstate (shutdown, before statistics).
     void FlushAll();
+    // True once a chainstate write failed: nothing is written any more.
+    bool WriteFailed() const { return m_write_guard.Failed(); }
 
 private:
     std::filesystem::path SnapshotDir() const { return m_options.datadir / "chainstate_snapshot"; }
@@ -124,6 +155,7 @@ private:
     void RebalanceCaches();
 
     ChainstateManagerOptions m_options;
+    ChainstateWriteGuard m_write_guard;
     std::recursive_mutex m_mutex;
     std::unique_ptr<Chainstate> m_ibd_chainstate;
     std::unique_ptr<Chainstate> m_snapshot_chainstate;

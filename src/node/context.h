@@ -29,6 +29,9 @@ struct NodeContext {
 
     // Set by a signal or the stop RPC; everything long-running polls it.
     std::atomic<bool> shutdown_requested{false};
+    // Set with shutdown_requested by an error the node cannot go on after
+    // (a failed chainstate write): bitcoind then exits non-zero.
+    std::atomic<bool> fatal_error{false};
     std::mutex shutdown_mutex;
     std::condition_variable shutdown_cv;
 
@@ -36,6 +39,11 @@ struct NodeContext {
     {
         shutdown_requested = true;
         shutdown_cv.notify_all();
+    }
+    void AbortNode()
+    {
+        fatal_error = true;
+        RequestShutdown();
     }
 };
 

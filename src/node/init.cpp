@@ -320,6 +320,10 @@ void FinalFlush(NodeContext& node)
 {
     if (!node.chainman) return;
     std::lock_guard lock{node.chainman->Mutex()};
+    if (node.chainman->WriteFailed()) {
+        LogError("Not flushing the chainstate at shutdown: an earlier chainstate write failed");
+        return;
+    }
     // The index first: the chainstate must never point at unknown blocks.
     if (node.blockman && !node.blockman->WriteIndex()) LogError("Failed to write the block index");
     for (Chainstate* chainstate : node.chainman->All()) {
@@ -371,7 +375,8 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     int exit_code = EXIT_SUCCESS;
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
-            params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false)});
+            params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false),
+            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }});
         node.chainman->LoadChainstates();
         SetupBlockReplay(node, args, net_dir, params);
     } catch (const dbwrapper_error& e) {
@@ -422,6 +427,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
         LogError("Final flush failed: {}", e.what());
         exit_code = EXIT_FAILURE;
     }
+    if (node.fatal_error) exit_code = EXIT_FAILURE;
     node.processor.reset();
     node.blockman.reset();
     node.chainman.reset();
