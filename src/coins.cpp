@@ -78,7 +78,8 @@ std::unique_ptr<CCoinsViewCursor> CCoinsViewBacked::Cursor() const { return m_ba
 size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
 
 CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
-    : CCoinsViewBacked{base}, m_cache_coins{0, SaltedOutpointHasher{deterministic}}
+    : CCoinsViewBacked{base},
+      m_cache_coins{0, SaltedOutpointHasher{deterministic}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&m_cache_coins_memory_resource}}
 {
     m_sentinel.second.SelfRef(m_sentinel);
 }
@@ -228,7 +229,7 @@ void CCoinsViewCache::Flush()
     m_base->BatchWrite(cursor, GetBestBlock());
     // The parent holds everything and only clean entries are left. Rebuild
     // the map rather than clear it, so that its bucket array is freed too.
-    CCoinsMap{0, m_cache_coins.hash_function()}.swap(m_cache_coins);
+    CCoinsMap{0, m_cache_coins.hash_function(), m_cache_coins.key_eq(), m_cache_coins.get_allocator()}.swap(m_cache_coins);
     m_cached_coins_usage = 0;
 }
 

@@ -12,6 +12,7 @@
 #include <memusage.h>
 #include <primitives/transaction.h>
 #include <uint256.h>
+#include <util/pool.h>
 
 #include <cassert>
 #include <cstdint>
@@ -191,7 +192,15 @@ inline void CCoinsCacheEntry::SetClean()
     m_flags = 0;
 }
 
-using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>;
+// The map's nodes come from a pool (util/pool.h): one node is its own bytes
+// and no malloc header, and a flush hands the nodes back to the pool for
+// the refill instead of to malloc.
+inline constexpr size_t COINS_MAP_NODE_ALIGN = alignof(void*);
+inline constexpr size_t COINS_MAP_MAX_BLOCK_BYTES =
+    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
+using CCoinsMapMemoryResource = PoolResource<COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>;
+using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher, std::equal_to<COutPoint>,
+                                     PoolAllocator<CoinsCachePair, COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>>;
 
 // What a cache hands its parent's BatchWrite: its flagged entries, oldest
 // flag first, and nothing else, so a write-back costs what changed rather
@@ -371,6 +380,8 @@ private:
     mutable uint256 m_best_block;
     // Declared before the map so that it outlives the entries linked to it.
     mutable CoinsCachePair m_sentinel;
+    // Declared before the map, which gives its nodes back on destruction.
+    mutable CCoinsMapMemoryResource m_cache_coins_memory_resource;
     mutable CCoinsMap m_cache_coins;
     // Heap bytes of the cached coins' scripts; the map's own nodes are
     // added in DynamicMemoryUsage().

@@ -1,6 +1,8 @@
 #ifndef COINSDB_MEMUSAGE_H
 #define COINSDB_MEMUSAGE_H
 
+#include <util/pool.h>
+
 #include <cstddef>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +37,18 @@ template <typename K, typename V, typename H, typename E, typename A>
 size_t DynamicUsage(const std::unordered_map<K, V, H, E, A>& m)
 {
     return MallocUsage(UnorderedNodeSize<K, V>()) * m.size() + MallocUsage(sizeof(void*) * m.bucket_count());
+}
+
+// With nodes from a PoolResource: each node costs its pool block and no
+// malloc header; the bucket array, larger than any pooled block once the
+// map holds more than a handful of entries, comes from malloc.
+template <typename K, typename V, typename H, typename E, size_t MAX_BLOCK_BYTES, size_t ALIGN>
+size_t DynamicUsage(const std::unordered_map<K, V, H, E, PoolAllocator<std::pair<const K, V>, MAX_BLOCK_BYTES, ALIGN>>& m)
+{
+    using Resource = PoolResource<MAX_BLOCK_BYTES, ALIGN>;
+    const size_t bucket_bytes = sizeof(void*) * m.bucket_count();
+    const size_t buckets = Resource::IsPooled(bucket_bytes, alignof(void*)) ? Resource::BlockBytesFor(bucket_bytes) : MallocUsage(bucket_bytes);
+    return Resource::BlockBytesFor(UnorderedNodeSize<K, V>()) * m.size() + buckets;
 }
 
 } // namespace memusage

@@ -22,7 +22,8 @@ inline void SetFlags(CoinsCachePair& pair, CoinsCachePair& sentinel, int flags)
 // it outlives the entries linked to it; linked, the whole is immovable.
 struct FlaggedMap {
     CoinsCachePair sentinel;
-    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}};
+    CCoinsMapMemoryResource resource;
+    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&resource}};
     // The coins' heap bytes, as a cache would account for them.
     size_t usage{0};
 
