@@ -227,9 +227,10 @@ void CCoinsViewCache::Flush()
 {
     CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/true};
     m_base->BatchWrite(cursor, GetBestBlock());
-    // The parent holds everything and only clean entries are left. Rebuild
-    // the map rather than clear it, so that its bucket array is freed too.
-    CCoinsMap{0, m_cache_coins.hash_function(), m_cache_coins.key_eq(), m_cache_coins.get_allocator()}.swap(m_cache_coins);
+    // The parent holds everything and only clean entries are left. The
+    // nodes go back to the pool and the bucket array stays, so refilling
+    // the cache neither allocates nor rehashes its way up again.
+    m_cache_coins.clear();
     m_cached_coins_usage = 0;
 }
 
