@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""Runs one workload on coinsdb's bitcoind and on a Bitcoin Core bitcoind,
+alternating A B A B, and prints the medians and their ratios.
+
+  contrib/bench/compare_core.py [options]
+  e.g. contrib/bench/compare_core.py --coins 20000000 --runs 3 --json core.json
+
+Workloads (--workload):
+  snapshot  loadtxoutset of one generated snapshot on the reference's
+            template chain (height 1000), then stop: load wall (the RPC),
+            stop wall (shutdown flush), the FlushSnapshotToDisk times,
+            BatchWrite throughput, peak RSS and memory per cached coin.
+  replay    -loadblock of one coinsdb-genchain chain with -stopatheight:
+            process wall, import time, coins database writes, peak RSS.
+            Bitcoin Core replays it under -assumevalid: the chain's headers
+            are submitted first, buried under --bury generated empty-block
+            headers so that its scripts are old enough to be skipped.
+
+Both nodes must end at the same hash_serialized_3: after the first run of
+each node, the node is restarted (untimed) and asked for gettxoutsetinfo.
+
+Not measured: script or signature checks (coinsdb has none; Core skips them
+under assumeutxo and assumevalid), network download, cold-cache disk reads
+(the snapshot or chain file is in the page cache after the first run), and
+Core's template headers or coinsdb's chainstate creation (both happen before
+the timed RPC). Memory per cached coin is read from the first intermediate
+flush, so it needs a -dbcache small enough that the load overflows it.
+"""
+
+import argparse
+import base64
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_CORE_BIN = REPO.parent / "shared" / "reference" / "bitcoin-core-b88bffe5" / "bin"
+REGTEST_MAGIC = bytes.fromhex("fabfb5da")
+# nBits 0x207fffff: regtest's fixed proof-of-work target.
+REGTEST_BITS = 0x207FFFFF
+REGTEST_TARGET = 0x7FFFFF << (8 * (0x20 - 3))
+BLOCK_VERSION = 0x20000000
+# Core skips scripts only in blocks buried under two weeks of work: 2016
+# regtest blocks, plus a margin.
+DEFAULT_BURY = 2100
+MIB = 1 << 20
+MB = 1000 * 1000
+
+START = time.monotonic()
+
+
+def progress(message):
+    print(f"[{time.monotonic() - START:7.1f}s] {message}", flush=True)
+
+
+def fail(message):
+    sys.exit(f"compare_core.py: error: {message}")
+
+
+def sha256d(data):
+    return hashlib.sha256(hashlib.sha256(data).digest()).digest()
+
+
+# --- processes ---------------------------------------------------------------
+
+class Node:
+    """One bitcoind under /usr/bin/time, in its own process group so that
+    the group, and only it, can be killed if the script stops early."""
+
+    live = []
+
+    def __init__(self, kind, bin_dir, port):
+        self.kind = kind
+        self.bin_dir = bin_dir
+        self.port = port
+        self.proc = None
+        self.datadir = None
+
+    def base_args(self, datadir, dbcache):
+        args = ["-regtest", f"-datadir={datadir}", f"-dbcache={dbcache}", "-listen=0", "-connect=0",
+                "-blocksonly=1", f"-rpcport={self.port}", "-printtoconsole=0", "-debug=coindb", "-daemon=0"]
+        if self.kind == "core":
+            args.append("-logtimemicros")
+        return args
+
+    def start(self, datadir, args, env=None):
+        if port_in_use(self.port):
+            fail(f"RPC port {self.port} is in use: pick another --port")
+        self.datadir = datadir
+        self.time_file = datadir / "time.txt"
+        self.stderr_file = datadir / "stderr.txt"
+        cmd = ["/usr/bin/time", "-v", "-o", str(self.time_file), str(self.bin_dir / "bitcoind"), *args]
+        with open(self.stderr_file, "w") as stderr:
+            self.proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, start_new_session=True,
+                                         stdout=subprocess.DEVNULL, stderr=stderr)
+        self.started = time.monotonic()
+        Node.live.append(self)
+
+    def cli(self, *args):
+        cmd = [str(self.bin_dir / "bitcoin-cli"), "-regtest", f"-datadir={self.datadir}", f"-rpcport={self.port}",
+               "-rpcclienttimeout=0", *args]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{self.kind}: bitcoin-cli {' '.join(args)}: {result.stderr.strip()}")
+        return result.stdout
+
+    def wait_ready(self, timeout=300):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                fail(f"{self.kind} bitcoind exited with {self.proc.returncode} before RPC was ready: "
+                     f"{self.stderr_file.read_text().strip()} (see {self.log_path()})")
+            try:
+                self.cli("getblockcount")
+                return
+            except RuntimeError:
+                time.sleep(0.1)
+        fail(f"{self.kind} bitcoind did not answer RPC within {timeout} s")
+
+    def wait_exit(self):
+        code = self.proc.wait()
+        Node.live.remove(self)
+        if code != 0:
+            fail(f"{self.kind} bitcoind exited with {code}: {self.stderr_file.read_text().strip()} "
+                 f"(see {self.log_path()})")
+        return time.monotonic()
+
+    def stop(self):
+        self.cli("stop")
+        return self.wait_exit()
+
+    def log_path(self):
+        return self.datadir / "regtest" / "debug.log"
+
+    def log_lines(self):
+        return self.log_path().read_text(errors="replace").splitlines()
+
+    def peak_rss_mib(self):
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", self.time_file.read_text())
+        return int(match.group(1)) / 1024 if match else None
+
+    @classmethod
+    def kill_all(cls):
+        for node in cls.live:
+            try:
+                os.killpg(node.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            node.proc.wait()
+        cls.live.clear()
+
+
+def port_in_use(port):
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def run_tool(cmd):
+    result = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{Path(cmd[0]).name}: {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def fresh_dir(path):
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def copy_datadir(src, dst):
+    # The reference is read-only; LevelDB needs to write its LOCK and logs.
+    # The log starts empty so that it holds this run's lines only.
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, copy_function=shutil.copyfile, ignore=shutil.ignore_patterns("debug.log"))
+    for root, dirs, _ in os.walk(dst):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+    os.chmod(dst, 0o755)
+    return dst
+
+
+# --- debug.log ---------------------------------------------------------------
+
+def log_time(line):
+    return datetime.fromisoformat(line.split(" ", 1)[0].replace("Z", "+00:00")).timestamp()
+
+
+def flush_figures(lines, coins):
+    """FlushSnapshotToDisk times, and the cache size per coin at the first
+    flush: its coin count is the Committed line's "out of" figure, its size
+    the exact "Cache size (<bytes>)" line Core prints before the flush when
+    there is one, else the MB (10^6 bytes) of the flush line."""
+    times = [float(m.group(1)) for line in lines
+             if (m := re.search(r"FlushSnapshotToDisk: completed \(([0-9.]+) ?ms\)", line))]
+    figures = {"flush_ms_sum": sum(times), "flush_count": len(times),
+               "coins_per_s_batchwrite": coins / (sum(times) / 1000) if times else None}
+    for i, line in enumerate(lines):
+        m = re.search(r"FlushSnapshotToDisk: (flushing coins cache|saving snapshot chainstate) \(([0-9.]+) MB\) started", line)
+        if not m:
+            continue
+        cache_bytes = float(m.group(2)) * MB
+        if i > 0 and (exact := re.search(r"Cache size \((\d+)\) exceeds", lines[i - 1])):
+            cache_bytes = int(exact.group(1))
+        held = next((int(c.group(1)) for later in lines[i + 1:]
+                     if (c := re.search(r"Committed \d+ changed transaction outputs \(out of (\d+)\)", later))), None)
+        if held:
+            figures.update(first_flush=m.group(1), first_flush_coins=held, first_flush_cache_mb=cache_bytes / MB,
+                           bytes_per_coin=cache_bytes / held, coins_per_mib=held / (cache_bytes / MIB))
+        break
+    return figures
+
+
+def replay_figures(lines, blocks):
+    start = next((log_time(line) for line in lines if "Importing blocks file" in line), None)
+    tip = [line for line in lines if "UpdateTip: new best=" in line and f" height={blocks} " in line]
+    if start is None or not tip:
+        return None
+    written = [int(m.group(1)) for line in lines
+               if (m := re.search(r"Committed (\d+) changed transaction outputs", line)) and m.group(1) != "0"]
+    return {"import_s": log_time(tip[-1]) - start, "coin_writes": len(written), "coins_written": sum(written)}
+
+
+# --- workloads ---------------------------------------------------------------
+
+class Snapshot:
+    name = "snapshot"
+
+    def __init__(self, opts, work, coinsdb_tools, template):
+        self.opts = opts
+        self.template = template
+        chain = json.loads((template / "chain.json").read_text())
+        self.height, self.blockhash = chain["height"], chain["blockhash"]
+        if opts.snapshot:
+            self.path = Path(opts.snapshot).resolve()
+            self.coins, base = read_snapshot_header(self.path)
+            if base != self.blockhash:
+                fail(f"{self.path} is based on block {base}, not on the template's tip {self.blockhash}")
+            self.hash = None
+        else:
+            self.path = work / f"snapshot-{opts.coins}-{opts.seed}.dat"
+            info_path = self.path.with_suffix(".json")
+            if not (self.path.exists() and info_path.exists()):
+                progress(f"generating a {opts.coins}-coin snapshot (seed {opts.seed})")
+                self.path.unlink(missing_ok=True)
+                info = run_tool([coinsdb_tools / "coinsdb-gensnapshot", f"-output={self.path}", f"-coins={opts.coins}",
+                                 f"-height={self.height}", f"-blockhash={self.blockhash}", f"-seed={opts.seed}"])
+                info_path.write_text(json.dumps(info))
+            info = json.loads(info_path.read_text())
+            self.coins, self.hash = info["coins"], info["hash_serialized_3"]
+
+    def coinsdb_args(self, node, datadir, expected_hash):
+        return node.base_args(datadir, self.opts.dbcache) + [f"-assumeutxo={self.height}:{self.blockhash}:{expected_hash}"]
+
+    def core_env(self):
+        return {"AU_HEIGHT": str(self.height), "AU_HASH": self.hash, "AU_BLOCKHASH": self.blockhash}
+
+    def discover_hash(self, node, datadir):
+        """A given snapshot file comes without its hash: coinsdb's load
+        computes it and names it when it differs from the entry's."""
+        progress(f"computing hash_serialized_3 of {self.path} with a coinsdb load")
+        node.start(fresh_dir(datadir), self.coinsdb_args(node, datadir, "01" * 32))
+        node.wait_ready()
+        try:
+            node.cli("loadtxoutset", str(self.path))
+            fail("coinsdb loaded the snapshot against a placeholder hash")
+        except RuntimeError as e:
+            m = re.search(r"Bad snapshot content hash: expected [0-9a-f]{64}, got ([0-9a-f]{64})", str(e))
+            if not m:
+                fail(f"could not read the snapshot's hash from coinsdb: {e}")
+            self.hash = m.group(1)
+        node.stop()
+
+    def start(self, node, datadir):
+        if node.kind == "core":
+            copy_datadir(self.template / "datadir", datadir)
+            node.start(datadir, node.base_args(datadir, self.opts.dbcache), self.core_env())
+        else:
+            node.start(fresh_dir(datadir), self.coinsdb_args(node, datadir, self.hash))
+
+    def run(self, node, datadir):
+        self.start(node, datadir)
+        node.wait_ready()
+        before = time.monotonic()
+        node.cli("loadtxoutset", str(self.path))
+        loaded = time.monotonic()
+        stopped = node.stop()
+        figures = {"load_s": loaded - before, "stop_s": stopped - loaded, "total_s": stopped - before,
+                   "peak_rss_mib": node.peak_rss_mib()}
+        figures.update(flush_figures(node.log_lines(), self.coins))
+        return figures
+
+    def restart(self, node, datadir):
+        if node.kind == "core":
+            node.start(datadir, node.base_args(datadir, self.opts.dbcache), self.core_env())
+        else:
+            node.start(datadir, self.coinsdb_args(node, datadir, self.hash))
+
+
+class Replay:
+    name = "replay"
+
+    def __init__(self, opts, work, coinsdb_tools):
+        self.opts = opts
+        self.work = work
+        if opts.chain:
+            self.path = Path(opts.chain).resolve()
+        else:
+            self.path = work / f"chain-{opts.blocks}-{opts.target_utxos}-{opts.seed}.dat"
+            if not self.path.exists():
+                progress(f"generating a {opts.blocks}-block chain (target {opts.target_utxos} UTXOs, seed {opts.seed})")
+                tmp = self.path.with_suffix(".tmp")
+                tmp.unlink(missing_ok=True)
+                run_tool([coinsdb_tools / "coinsdb-genchain", f"-output={tmp}", f"-blocks={opts.blocks}",
+                          f"-target-utxos={opts.target_utxos}", f"-seed={opts.seed}"])
+                tmp.rename(self.path)
+        self.headers = read_chain_headers(self.path)
+        self.blocks = len(self.headers)
+        self.core_template = None
+
+    def prepare_core(self, node):
+        """Core's replay template: a datadir holding the chain's headers and
+        --bury empty-block headers above them, made once."""
+        bury = make_burying_headers(self.headers[-1], self.blocks, self.opts.bury)
+        self.assumevalid = sha256d(bury[-1])[::-1].hex()
+        datadir = fresh_dir(self.work / "core-headers")
+        progress(f"core: submitting {self.blocks} + {len(bury)} headers (assumevalid {self.assumevalid})")
+        node.start(datadir, node.base_args(datadir, self.opts.dbcache))
+        node.wait_ready()
+        submit_headers(node, self.headers + bury)
+        info = json.loads(node.cli("getblockchaininfo"))
+        if info["headers"] != self.blocks + len(bury):
+            fail(f"core holds {info['headers']} headers, expected {self.blocks + len(bury)}")
+        node.stop()
+        self.core_template = datadir
+
+    def args(self, node, datadir):
+        args = node.base_args(datadir, self.opts.dbcache) + [f"-loadblock={self.path}", f"-stopatheight={self.blocks}"]
+        if node.kind == "core":
+            args.append(f"-assumevalid={self.assumevalid}")
+        return args
+
+    def run(self, node, datadir):
+        if node.kind == "core":
+            if self.core_template is None:
+                self.prepare_core(node)
+            copy_datadir(self.core_template, datadir)
+        else:
+            fresh_dir(datadir)
+        node.start(datadir, self.args(node, datadir))
+        stopped = node.wait_exit()
+        figures = replay_figures(node.log_lines(), self.blocks)
+        if figures is None:
+            fail(f"{node.kind} did not replay to height {self.blocks} (see {node.log_path()})")
+        figures.update(wall_s=stopped - node.started, peak_rss_mib=node.peak_rss_mib())
+        return figures
+
+    def restart(self, node, datadir):
+        node.start(datadir, node.base_args(datadir, self.opts.dbcache))
+
+
+def read_snapshot_header(path):
+    with open(path, "rb") as f:
+        head = f.read(51)
+    if len(head) < 51 or head[:5] != b"utxo\xff":
+        fail(f"{path} is not a UTXO snapshot")
+    if head[7:11] != REGTEST_MAGIC:
+        fail(f"{path} is not a regtest snapshot")
+    return struct.unpack_from("<Q", head, 43)[0], head[11:43][::-1].hex()
+
+
+def read_chain_headers(path):
+    """The 80-byte headers of a block file, genesis left out, checked to form
+    one chain in file order."""
+    headers = []
+    with open(path, "rb") as f:
+        while record := f.read(8):
+            if len(record) < 8 or record[:4] != REGTEST_MAGIC:
+                fail(f"{path}: not a regtest block file at offset {f.tell() - len(record)}")
+            size = struct.unpack_from("<I", record, 4)[0]
+            header = f.read(80)
+            f.seek(size - 80, os.SEEK_CUR)
+            if header[4:36] == bytes(32):
+                continue
+            if headers and header[4:36] != sha256d(headers[-1]):
+                fail(f"{path}: block {len(headers) + 1} does not build on the block before it")
+            headers.append(header)
+    if not headers:
+        fail(f"{path} holds no blocks above genesis")
+    return headers
+
+
+def height_push(height):
+    number = height.to_bytes((height.bit_length() + 8) // 8, "little")
+    return bytes([len(number)]) + number
+
+
+def make_burying_headers(tip, tip_height, count):
+    """Headers of empty blocks (a coinbase paying 0 to OP_TRUE) on top of
+    tip, mined at regtest's target; their bodies are never needed."""
+    headers = []
+    prev, prev_time = sha256d(tip), struct.unpack_from("<I", tip, 68)[0]
+    for height in range(tip_height + 1, tip_height + count + 1):
+        script_sig = height_push(height) + b"\x00"
+        coinbase = (struct.pack("<iB", 1, 1) + bytes(32) + b"\xff" * 4 + bytes([len(script_sig)]) + script_sig
+                    + b"\xff" * 4 + b"\x01" + struct.pack("<q", 0) + b"\x01\x51" + struct.pack("<I", 0))
+        prev_time += 600
+        for nonce in range(1 << 32):
+            header = struct.pack("<i32s32sIII", BLOCK_VERSION, prev, sha256d(coinbase), prev_time, REGTEST_BITS, nonce)
+            if int.from_bytes(sha256d(header), "little") <= REGTEST_TARGET:
+                break
+        headers.append(header)
+        prev = sha256d(header)
+    return headers
+
+
+def submit_headers(node, headers):
+    """submitheader in batches straight over HTTP: thousands of bitcoin-cli
+    processes would take longer than the replay."""
+    cookie = (node.datadir / "regtest" / ".cookie").read_text().strip()
+    auth = base64.b64encode(cookie.encode()).decode()
+    conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=600)
+    for start in range(0, len(headers), 500):
+        batch = [{"jsonrpc": "1.0", "id": start + i, "method": "submitheader", "params": [h.hex()]}
+                 for i, h in enumerate(headers[start:start + 500])]
+        conn.request("POST", "/", json.dumps(batch), {"Authorization": f"Basic {auth}",
+                                                     "Content-Type": "application/json"})
+        for reply in json.loads(conn.getresponse().read()):
+            if reply.get("error"):
+                fail(f"core: submitheader of header {reply['id'] + 1}: {reply['error']}")
+    conn.close()
+
+
+# --- summary -----------------------------------------------------------------
+
+# (key, label, format, unit); the ratio column is coinsdb / core.
+METRICS = {
+    "snapshot": [("load_s", "load wall (loadtxoutset)", "{:.2f}", "s"),
+                 ("stop_s", "stop wall (shutdown flush)", "{:.2f}", "s"),
+                 ("total_s", "load + stop", "{:.2f}", "s"),
+                 ("flush_ms_sum", "FlushSnapshotToDisk sum", "{:.0f}", "ms"),
+                 ("flush_count", "FlushSnapshotToDisk count", "{:.0f}", ""),
+                 ("coins_per_s_batchwrite", "coins / s of flush", "{:,.0f}", "/s"),
+                 ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB"),
+                 ("first_flush_coins", "coins at first flush", "{:,.0f}", ""),
+                 ("first_flush_cache_mb", "cache at first flush", "{:.2f}", "MB"),
+                 ("coins_per_mib", "coins per MiB of cache", "{:,.0f}", ""),
+                 ("bytes_per_coin", "memory per cached coin", "{:.1f}", "B")],
+    "replay": [("wall_s", "process wall", "{:.2f}", "s"),
+               ("import_s", "import (log lines)", "{:.2f}", "s"),
+               ("coin_writes", "coins db writes", "{:.0f}", ""),
+               ("coins_written", "coins written", "{:,.0f}", ""),
+               ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB")],
+}
+
+
+def median_of(runs, key):
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(workload, results):
+    summary = {}
+    for key, *_ in METRICS[workload]:
+        a, b = median_of(results["coinsdb"], key), median_of(results["core"], key)
+        summary[key] = {"coinsdb": a, "core": b, "ratio": a / b if a is not None and b else None}
+    return summary
+
+
+def print_table(workload, summary, runs):
+    rows = [("metric", f"coinsdb (median of {runs})", f"core (median of {runs})", "coinsdb/core")]
+    for key, label, fmt, unit in METRICS[workload]:
+        s = summary[key]
+        cell = lambda v: "-" if v is None else (fmt.format(v) + (f" {unit}" if unit else ""))
+        rows.append((label, cell(s["coinsdb"]), cell(s["core"]), "-" if s["ratio"] is None else f"{s['ratio']:.2f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for n, row in enumerate(rows):
+        print(f"| {row[0]:<{widths[0]}} | " + " | ".join(f"{c:>{w}}" for c, w in zip(row[1:], widths[1:])) + " |")
+        if n == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+# --- main --------------------------------------------------------------------
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workload", choices=["snapshot", "replay"], default="snapshot")
+    p.add_argument("--coinsdb-bin", type=Path, help="directory with coinsdb's bitcoind (default: build/src)")
+    p.add_argument("--core-bin", type=Path, default=DEFAULT_CORE_BIN, help="directory with Core's bitcoind and bitcoin-cli")
+    p.add_argument("--template", type=Path, help="Core header-chain template (default: <core-bin>/../template)")
+    p.add_argument("--coins", type=int, default=20_000_000, help="snapshot: coins to generate (default: 20000000)")
+    p.add_argument("--snapshot", help="snapshot: use this file (based on the template's tip) instead of generating one")
+    p.add_argument("--blocks", type=int, default=2000, help="replay: blocks to generate (default: 2000)")
+    p.add_argument("--target-utxos", type=int, default=5_000_000, help="replay: UTXO set size (default: 5000000)")
+    p.add_argument("--chain", help="replay: use this coinsdb-genchain block file instead of generating one")
+    p.add_argument("--bury", type=int, default=DEFAULT_BURY, help=f"replay: headers above the chain for Core (default: {DEFAULT_BURY})")
+    p.add_argument("--seed", type=int, default=1, help="generator seed (default: 1)")
+    p.add_argument("--dbcache", type=int, default=450, help="-dbcache in MiB for both nodes (default: 450)")
+    p.add_argument("--runs", type=int, default=3, help="runs per node (default: 3)")
+    p.add_argument("--workdir", type=Path, help="datadirs, logs and generated files (default: a new temporary directory)")
+    p.add_argument("--keep", action="store_true", help="keep the work directory (a given --workdir is always kept)")
+    p.add_argument("--port", type=int, default=29450, help="RPC port of coinsdb; Core uses the next one (default: 29450)")
+    p.add_argument("--json", type=Path, help="write every run and the medians to this file")
+    opts = p.parse_args()
+    if opts.runs < 1:
+        p.error("--runs must be at least 1")
+    return opts
+
+
+def find_coinsdb(opts):
+    bin_dir = opts.coinsdb_bin or REPO / "build" / "src"
+    bin_dir = bin_dir.resolve()
+    tools = bin_dir / "tools" if (bin_dir / "tools").is_dir() else bin_dir
+    for path in (bin_dir / "bitcoind", bin_dir / "bitcoin-cli"):
+        if not os.access(path, os.X_OK):
+            fail(f"no {path}: build coinsdb first (cmake --build build) or pass --coinsdb-bin")
+    return bin_dir, tools
+
+
+def main():
+    opts = parse_args()
+    coinsdb_bin, coinsdb_tools = find_coinsdb(opts)
+    core_bin = opts.core_bin.resolve()
+    template = (opts.template or core_bin.parent / "template").resolve()
+    if not os.access(core_bin / "bitcoind", os.X_OK):
+        fail(f"no {core_bin / 'bitcoind'}: pass --core-bin")
+    if not os.access("/usr/bin/time", os.X_OK):
+        fail("no /usr/bin/time: run contrib/install_deps.sh")
+    made_workdir = opts.workdir is None
+    work = Path(tempfile.mkdtemp(prefix="compare_core.")) if made_workdir else opts.workdir.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "logs").mkdir(exist_ok=True)
+    nodes = [Node("coinsdb", coinsdb_bin, opts.port), Node("core", core_bin, opts.port + 1)]
+    datadirs = {node.kind: work / f"datadir-{node.kind}" for node in nodes}
+    results = {node.kind: [] for node in nodes}
+    hashes = {}
+    # A SIGTERM unwinds like Ctrl-C, through the finally that kills the nodes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("compare_core.py: terminated"))
+    try:
+        if opts.workload == "snapshot":
+            workload = Snapshot(opts, work, coinsdb_tools, template)
+            if workload.hash is None:
+                workload.discover_hash(nodes[0], datadirs["coinsdb"])
+            progress(f"snapshot {workload.path}: {workload.coins} coins, hash_serialized_3 {workload.hash}")
+        else:
+            workload = Replay(opts, work, coinsdb_tools)
+            progress(f"chain {workload.path}: {workload.blocks} blocks")
+        for run in range(1, opts.runs + 1):
+            for node in nodes:
+                progress(f"run {run} of {opts.runs}: {node.kind} {workload.name} ...")
+                figures = workload.run(node, datadirs[node.kind])
+                results[node.kind].append(figures)
+                shutil.copyfile(node.log_path(), work / "logs" / f"{node.kind}-run{run}.log")
+                shown = ", ".join(f"{k}={v:.2f}" for k, v in figures.items() if isinstance(v, float) and k.endswith("_s"))
+                progress(f"run {run} of {opts.runs}: {node.kind} done: {shown}")
+                if run == 1:
+                    workload.restart(node, datadirs[node.kind])
+                    node.wait_ready()
+                    hashes[node.kind] = json.loads(node.cli("gettxoutsetinfo"))["hash_serialized_3"]
+                    node.stop()
+                    progress(f"{node.kind}: hash_serialized_3 {hashes[node.kind]}")
+    finally:
+        Node.kill_all()
+        if not opts.keep and made_workdir:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            progress(f"kept {work}")
+
+    summary = summarize(opts.workload, results)
+    print()
+    print_table(opts.workload, summary, opts.runs)
+    same = hashes["coinsdb"] == hashes["core"]
+    if opts.json:
+        opts.json.write_text(json.dumps({
+            "workload": opts.workload, "dbcache_mib": opts.dbcache, "runs": opts.runs,
+            "input": str(workload.path), "coins": getattr(workload, "coins", None),
+            "blocks": getattr(workload, "blocks", None), "hash_serialized_3": hashes, "hashes_match": same,
+            "coinsdb_bin": str(coinsdb_bin), "core_bin": str(core_bin),
+            "results": results, "medians": summary}, indent=2) + "\n")
+        print(f"wrote {opts.json}")
+    if not same:
+        print("\n" + "!" * 72 + f"\n!!! hash_serialized_3 DIFFERS: coinsdb {hashes['coinsdb']}\n"
+              f"!!!                              core    {hashes['core']}\n" + "!" * 72, file=sys.stderr)
+        sys.exit(1)
+    print(f"both nodes end at hash_serialized_3 {hashes['coinsdb']}")
+
+
+if __name__ == "__main__":
+    main()
