@@ -1,6 +1,7 @@
 #ifndef COINSDB_MEMUSAGE_H
 #define COINSDB_MEMUSAGE_H
 
+#include <prevector.h>
 #include <util/pool.h>
 
 #include <cstddef>
@@ -22,6 +23,13 @@ template <typename T, typename A>
 size_t DynamicUsage(const std::vector<T, A>& v)
 {
     return MallocUsage(v.capacity() * sizeof(T));
+}
+
+// A prevector owns a heap block only once it outgrows its inline bytes.
+template <unsigned int N, typename T>
+size_t DynamicUsage(const prevector<N, T>& v)
+{
+    return MallocUsage(v.allocated_memory());
 }
 
 // libstdc++ keeps each element in its own node behind a singly linked next

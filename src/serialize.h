@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include <prevector.h>
+
 static_assert(std::endian::native == std::endian::little, "coinsdb assumes a little-endian host");
 
 constexpr uint64_t MAX_SIZE = 0x02000000;
@@ -181,6 +183,29 @@ void Unserialize(Stream& s, std::vector<T>& items)
     } else {
         // Grow as elements arrive instead of trusting the count with memory.
         for (uint64_t i = 0; i < count; ++i) Unserialize(s, items.emplace_back());
+    }
+}
+
+// A prevector of bytes is written exactly as a byte vector.
+template <typename Stream, unsigned int N>
+void Serialize(Stream& s, const prevector<N, unsigned char>& bytes)
+{
+    WriteCompactSize(s, bytes.size());
+    s.write(std::as_bytes(std::span{bytes.data(), bytes.size()}));
+}
+
+template <typename Stream, unsigned int N>
+void Unserialize(Stream& s, prevector<N, unsigned char>& bytes)
+{
+    const uint64_t count = ReadCompactSize(s);
+    bytes.clear();
+    // In chunks, as for vectors: a corrupt count costs at most one chunk.
+    constexpr uint64_t CHUNK = 1 << 20;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t now = std::min(count - done, CHUNK);
+        bytes.resize(static_cast<uint32_t>(done + now));
+        s.read(std::as_writable_bytes(std::span{bytes.data() + done, static_cast<size_t>(now)}));
+        done += now;
     }
 }
 

@@ -13,7 +13,7 @@ LAYERS = ["util", "crypto", "primitives", "coins", "txdb", "kernel", "rpc", "nod
 # Files outside a layer directory, by path relative to src/.
 FILE_LAYERS = {
     "uint256.h": "primitives", "uint256.cpp": "primitives", "serialize.h": "primitives",
-    "streams.h": "primitives", "hash.h": "primitives", "memusage.h": "primitives",
+    "streams.h": "primitives", "hash.h": "primitives", "memusage.h": "primitives", "prevector.h": "primitives",
     "coins.h": "coins", "coins.cpp": "coins", "compressor.h": "coins", "compressor.cpp": "coins",
     "dbwrapper.h": "txdb", "dbwrapper.cpp": "txdb", "txdb.h": "txdb", "txdb.cpp": "txdb",
 }
