@@ -23,6 +23,7 @@
 #include <vector>
 
 // An unspent transaction output with the metadata validation needs.
+// 56 bytes: the cache's memory per coin starts here (see script.h).
 // A Coin whose output is null is "spent": caches use it to remember a spend
 // that the layer below has not seen yet.
 class Coin
@@ -46,7 +47,7 @@ public:
     bool IsCoinBase() const { return fCoinBase; }
 
     // Heap bytes owned by the coin (its script), for cache budgeting.
-    size_t DynamicMemoryUsage() const { return memusage::DynamicUsage(static_cast<const std::vector<unsigned char>&>(out.scriptPubKey)); }
+    size_t DynamicMemoryUsage() const { return memusage::DynamicUsage(static_cast<const CScriptBase&>(out.scriptPubKey)); }
 
     friend bool operator==(const Coin& a, const Coin& b)
     {
@@ -73,6 +74,8 @@ public:
         UnserializeCompressedTxOut(s, out);
     }
 };
+
+static_assert(sizeof(Coin) == 56);
 
 // Hashes outpoints for the cache map with a per-process random key, so that
 // nobody can craft txids that all land in one bucket. noexcept keeps

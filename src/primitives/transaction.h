@@ -74,13 +74,13 @@ public:
     void Serialize(Stream& s) const
     {
         WriteLE(s, nValue);
-        ::Serialize(s, static_cast<const std::vector<unsigned char>&>(scriptPubKey));
+        ::Serialize(s, static_cast<const CScriptBase&>(scriptPubKey));
     }
     template <typename Stream>
     void Unserialize(Stream& s)
     {
         nValue = ReadLE<int64_t>(s);
-        ::Unserialize(s, static_cast<std::vector<unsigned char>&>(scriptPubKey));
+        ::Unserialize(s, static_cast<CScriptBase&>(scriptPubKey));
     }
 };
 
@@ -118,14 +118,14 @@ public:
     void Serialize(Stream& s) const
     {
         prevout.Serialize(s);
-        ::Serialize(s, static_cast<const std::vector<unsigned char>&>(scriptSig));
+        ::Serialize(s, static_cast<const CScriptBase&>(scriptSig));
         WriteLE(s, nSequence);
     }
     template <typename Stream>
     void Unserialize(Stream& s)
     {
         prevout.Unserialize(s);
-        ::Unserialize(s, static_cast<std::vector<unsigned char>&>(scriptSig));
+        ::Unserialize(s, static_cast<CScriptBase&>(scriptSig));
         nSequence = ReadLE<uint32_t>(s);
         // The stack comes later in the transaction's bytes, if at all; a
         // reused object must not keep the previous one.
