@@ -97,22 +97,26 @@ void WriteValue(const json& value, int indent, int level, std::string& out)
     }
 }
 
-// Builds a nlohmann value from SAX events, turning number_float events into
-// raw numbers so their text survives. The stack holds the open containers;
-// each one is the last member of the one below it, so adding to the top
-// never moves an entry of the stack.
-class KeepNumbersBuilder
+// Builds a nlohmann value from SAX events; nlohmann's own parser loop is
+// iterative, and so is this. The stack holds the open containers; each one
+// is the last member of the one below it, so adding to the top never moves
+// an entry of the stack. Returning false from an event stops the parse
+// there, before anything deeper than MAX_JSON_DEPTH exists.
+class JSONBuilder
 {
 public:
-    explicit KeepNumbersBuilder(json& root) : m_root{root} {}
+    JSONBuilder(json& root, JSONNumbers numbers, JSONParseError& error) : m_root{root}, m_numbers{numbers}, m_error{error} {}
 
-    bool null() { return Add(nullptr) != nullptr; }
-    bool boolean(bool value) { return Add(value) != nullptr; }
-    bool number_integer(json::number_integer_t value) { return Add(value) != nullptr; }
-    bool number_unsigned(json::number_unsigned_t value) { return Add(value) != nullptr; }
-    bool number_float(json::number_float_t, const json::string_t& text) { return Add(JSONRawNumber(text)) != nullptr; }
-    bool string(json::string_t& value) { return Add(std::move(value)) != nullptr; }
-    bool binary(json::binary_t& value) { return Add(json::binary(std::move(value))) != nullptr; }
+    bool null() { return Add(nullptr); }
+    bool boolean(bool value) { return Add(value); }
+    bool number_integer(json::number_integer_t value) { return Add(value); }
+    bool number_unsigned(json::number_unsigned_t value) { return Add(value); }
+    bool number_float(json::number_float_t value, const json::string_t& text)
+    {
+        return Add(m_numbers == JSONNumbers::KEEP_TEXT ? JSONRawNumber(text) : json(value));
+    }
+    bool string(json::string_t& value) { return Add(std::move(value)); }
+    bool binary(json::binary_t& value) { return Add(json::binary(std::move(value))); }
     bool start_object(std::size_t) { return Open(json::object()); }
     bool key(json::string_t& name)
     {
@@ -122,10 +126,14 @@ public:
     bool end_object() { return Close(); }
     bool start_array(std::size_t) { return Open(json::array()); }
     bool end_array() { return Close(); }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&)
+    {
+        m_error.kind = JSONParseError::Kind::SYNTAX;
+        return false;
+    }
 
 private:
-    json* Add(json value)
+    json* Place(json value)
     {
         if (m_stack.empty()) {
             m_root = std::move(value);
@@ -140,9 +148,18 @@ private:
         slot = std::move(value);
         return &slot;
     }
+    bool Add(json value)
+    {
+        Place(std::move(value));
+        return true;
+    }
     bool Open(json container)
     {
-        m_stack.push_back(Add(std::move(container)));
+        if (m_stack.size() >= MAX_JSON_DEPTH) {
+            m_error.kind = JSONParseError::Kind::TOO_DEEP;
+            return false;
+        }
+        m_stack.push_back(Place(std::move(container)));
         return true;
     }
     bool Close()
@@ -152,6 +169,8 @@ private:
     }
 
     json& m_root;
+    const JSONNumbers m_numbers;
+    JSONParseError& m_error;
     std::vector<json*> m_stack;
     std::string m_key;
 };
@@ -192,14 +211,20 @@ std::string WriteJSON(const json& value, int indent)
     return out;
 }
 
-std::optional<json> ParseJSONKeepNumbers(std::string_view text)
+std::optional<json> ParseJSON(std::string_view text, JSONNumbers numbers, JSONParseError* error)
 {
     json root;
-    KeepNumbersBuilder builder{root};
+    JSONParseError reason;
+    JSONBuilder builder{root, numbers, reason};
+    bool ok = false;
     try {
-        if (!json::sax_parse(text, &builder)) return std::nullopt;
+        ok = json::sax_parse(text, &builder);
     } catch (const std::exception&) {
-        return std::nullopt;
+        reason.kind = JSONParseError::Kind::SYNTAX;
     }
-    return root;
+    if (ok) return root;
+    if (error) *error = reason;
+    return std::nullopt;
 }
+
+std::optional<json> ParseJSONKeepNumbers(std::string_view text) { return ParseJSON(text, JSONNumbers::KEEP_TEXT); }

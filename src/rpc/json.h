@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,11 +33,35 @@ std::optional<std::string> JSONRawNumberText(const nlohmann::json& value);
 // Satoshis as a raw BTC number with exactly 8 decimals ("-1.50000000").
 nlohmann::json ValueFromAmount(int64_t amount);
 
+// Recursive, one level per nesting level: give it values that ParseJSON
+// read (at most MAX_JSON_DEPTH deep) or that the program built itself.
 std::string WriteJSON(const nlohmann::json& value, int indent = 0);
 
-// Parses JSON text, keeping every non-integer number (and every integer too
-// large for 64 bits) as a raw number so that printing it again reproduces
-// the text. nullopt when the text is not one JSON value.
+// Bitcoin Core's UniValue reader refuses text that nests arrays and objects
+// deeper than this, and so does ParseJSON. It stops reading as soon as the
+// text goes deeper, so no parsed value is deeper either: the recursive code
+// that walks values (WriteJSON, nlohmann's copy constructor) never meets a
+// depth a client chose.
+constexpr size_t MAX_JSON_DEPTH{512};
+
+struct JSONParseError {
+    enum class Kind {
+        SYNTAX,   // not exactly one JSON value
+        TOO_DEEP, // arrays and objects nested deeper than MAX_JSON_DEPTH
+    };
+    Kind kind{Kind::SYNTAX};
+};
+
+// What a non-integer number (or an integer too large for 64 bits) becomes.
+enum class JSONNumbers {
+    DOUBLE,    // a double, what RPC handlers expect
+    KEEP_TEXT, // a raw number, so that printing it again reproduces the text
+};
+
+// Parses one JSON value without recursion. nullopt on refusal, with the
+// reason in *error if given.
+std::optional<nlohmann::json> ParseJSON(std::string_view text, JSONNumbers numbers, JSONParseError* error = nullptr);
+// ParseJSON with JSONNumbers::KEEP_TEXT.
 std::optional<nlohmann::json> ParseJSONKeepNumbers(std::string_view text);
 
 #endif // COINSDB_RPC_JSON_H

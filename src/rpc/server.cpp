@@ -187,10 +187,11 @@ std::string RPCTable::HandleBatch(const json& value, int& http_status) const
 
 std::string RPCTable::HandleHTTPBody(const std::string& body, int& http_status) const
 {
-    const json value = json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (value.is_object()) return HandleSingle(value, http_status);
-    if (value.is_array()) return HandleBatch(value, http_status);
+    // Too deep a text is a parse error, as in upstream's UniValue reader.
+    const auto value = ParseJSON(body, JSONNumbers::DOUBLE);
+    if (value && value->is_object()) return HandleSingle(*value, http_status);
+    if (value && value->is_array()) return HandleBatch(*value, http_status);
     http_status = HTTP_INTERNAL_SERVER_ERROR;
-    const char* message = value.is_discarded() ? "Parse error" : "Top-level object parse error";
+    const char* message = value ? "Top-level object parse error" : "Parse error";
     return WriteErrorReply(RPC_PARSE_ERROR, message, ParsedRequest{}) + "\n";
 }

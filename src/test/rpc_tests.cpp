@@ -55,6 +55,19 @@ struct TableFixture {
 
 using Reply = std::pair<int, std::string>;
 
+// inner wrapped in depth arrays ("[[1]]") or objects ({"a":{"a":1}}).
+std::string Nest(size_t depth, const std::string& inner, bool objects = false)
+{
+    std::string out;
+    out.reserve(depth * 6 + inner.size());
+    for (size_t i = 0; i < depth; ++i) out += objects ? "{\"a\":" : "[";
+    out += inner;
+    out.append(depth, objects ? '}' : ']');
+    return out;
+}
+
+const Reply PARSE_ERROR{500, "{\"result\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n"};
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(rpc_tests)
@@ -139,6 +152,77 @@ BOOST_FIXTURE_TEST_CASE(named_parameters, TableFixture)
                 Reply(500, "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"Parameter a specified twice both as positional and named argument\"},\"id\":1}\n"));
     BOOST_CHECK(Post(R"({"jsonrpc":"2.0","method":"echo","params":{"x":1},"id":1})") ==
                 Reply(200, "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-8,\"message\":\"Unknown named parameter x\"},\"id\":1}\n"));
+}
+
+BOOST_FIXTURE_TEST_CASE(nesting_depth, TableFixture)
+{
+    // Depth counts every open array and object, the request object too, as
+    // upstream: 512 is served, 513 and beyond is a parse error, however
+    // deep, and never reaches a handler or the reply writer.
+    const std::string id_511 = Nest(511, "1");
+    const std::string params_511 = Nest(510, "1");
+    struct Case {
+        std::string body;
+        Reply expected;
+    };
+    const std::vector<Case> cases{
+        {R"({"method":"echo","id":)" + id_511 + "}", {200, "{\"result\":[],\"error\":null,\"id\":" + id_511 + "}\n"}},
+        {R"({"method":"echo","id":)" + Nest(512, "1") + "}", PARSE_ERROR},
+        {R"({"method":"echo","id":)" + Nest(20'000, "1") + "}", PARSE_ERROR},
+        {R"({"method":"echo","id":)" + Nest(131'000, "1") + "}", PARSE_ERROR},
+        {R"({"method":"echo","id":)" + Nest(511, "1", /*objects=*/true) + "}",
+         {200, "{\"result\":[],\"error\":null,\"id\":" + Nest(511, "1", /*objects=*/true) + "}\n"}},
+        {R"({"method":"echo","id":)" + Nest(512, "1", /*objects=*/true) + "}", PARSE_ERROR},
+        {R"({"method":"echo","params":[)" + params_511 + "],\"id\":1}",
+         {200, "{\"result\":[" + params_511 + "],\"error\":null,\"id\":1}\n"}},
+        {R"({"method":"echo","params":[)" + Nest(511, "1") + "],\"id\":1}", PARSE_ERROR},
+        {R"({"method":"echo","params":[)" + Nest(20'000, "1") + "],\"id\":1}", PARSE_ERROR},
+        {R"({"method":"echo","params":[)" + Nest(131'000, "1") + "],\"id\":1}", PARSE_ERROR},
+        {R"({"method":"echo","params":{"a":)" + Nest(511, "1", /*objects=*/true) + "},\"id\":1}", PARSE_ERROR},
+        // A batch is one more level.
+        {R"([{"method":"echo","id":)" + Nest(510, "1") + "}]", {200, "[{\"result\":[],\"error\":null,\"id\":" + Nest(510, "1") + "}]\n"}},
+        {R"([{"method":"echo","id":)" + Nest(511, "1") + "}]", PARSE_ERROR},
+        // Refused as soon as the text is too deep, closed or not.
+        {std::string(131'000, '['), PARSE_ERROR},
+        {Nest(513, ""), PARSE_ERROR},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        BOOST_TEST_CONTEXT("case " << i) BOOST_CHECK(Post(cases[i].body) == cases[i].expected);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(parse_json_refusals)
+{
+    using Kind = JSONParseError::Kind;
+    struct Case {
+        std::string text;
+        std::optional<Kind> refused; // nullopt: parsed, and written back as is
+    };
+    const std::vector<Case> cases{
+        {Nest(512, "0.10"), std::nullopt},
+        {Nest(512, ""), std::nullopt},
+        {Nest(512, "1", /*objects=*/true), std::nullopt},
+        {Nest(513, ""), Kind::TOO_DEEP},
+        {Nest(513, "1", /*objects=*/true), Kind::TOO_DEEP},
+        {Nest(100'000, ""), Kind::TOO_DEEP},
+        {"[" + Nest(512, "") + "", Kind::TOO_DEEP},
+        {Nest(511, "") + "]", Kind::SYNTAX},
+        {"[1,", Kind::SYNTAX},
+        {"", Kind::SYNTAX},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        BOOST_TEST_CONTEXT("case " << i)
+        {
+            JSONParseError error;
+            const auto value = ParseJSON(cases[i].text, JSONNumbers::KEEP_TEXT, &error);
+            BOOST_CHECK_EQUAL(value.has_value(), !cases[i].refused);
+            if (value) BOOST_CHECK_EQUAL(WriteJSON(*value), cases[i].text);
+            if (cases[i].refused) BOOST_CHECK(error.kind == *cases[i].refused);
+        }
+    }
+    // The server reads numbers as doubles, as handlers expect.
+    BOOST_CHECK(ParseJSON("[0.5]", JSONNumbers::DOUBLE)->at(0).is_number_float());
+    BOOST_CHECK(ParseJSON("[0.5]", JSONNumbers::KEEP_TEXT)->at(0).is_binary());
 }
 
 BOOST_FIXTURE_TEST_CASE(too_many_parameters_answer_with_help, TableFixture)

@@ -36,6 +36,7 @@ class RPCInterfaceTest(BitcoinTestFramework):
         self.test_versions()
         self.test_batch()
         self.test_errors()
+        self.test_nesting()
         self.test_params_and_help()
 
     def test_auth(self):
@@ -159,6 +160,22 @@ class RPCInterfaceTest(BitcoinTestFramework):
         assert_equal(status, 405)
         status, _, _ = self.nodes[0].rpc.post(json.dumps({"method": "getblockcount", "id": 1}), path="/wallet/x")
         assert_equal(status, 404)
+
+    def test_nesting(self):
+        node = self.nodes[0]
+        self.log.info("Nesting: 512 levels in all (the request object is one) are served, the id echoed as sent")
+        id_511 = "[" * 511 + "1" + "]" * 511
+        status, reply, _ = self.post('{"method":"getblockcount","id":%s}' % id_511)
+        assert_equal((status, reply), (200, {"result": 0, "error": None, "id": json.loads(id_511)}))
+
+        parse_error = (500, {"result": None, "error": {"code": RPC_PARSE_ERROR, "message": "Parse error"}, "id": None})
+        for depth in (513, 20000, 131000):
+            nested = "[" * depth + "]" * depth
+            for member, body in (("id", '{"method":"getblockcount","id":%s}' % nested),
+                                 ("params", '{"method":"getblockcount","params":%s,"id":1}' % nested)):
+                self.log.info("Nesting: %s %d levels deep is a parse error and the node keeps serving", member, depth)
+                assert_equal(self.post(body)[:2], parse_error)
+                assert_equal(node.getblockcount(), 0)
 
     def test_params_and_help(self):
         node = self.nodes[0]
