@@ -120,7 +120,12 @@ public:
     bool start_object(std::size_t) { return Open(json::object()); }
     bool key(json::string_t& name)
     {
-        m_key = name;
+        if (m_stack.back()->contains(name)) {
+            m_error.kind = JSONParseError::Kind::DUPLICATE_KEY;
+            m_error.key = std::move(name);
+            return false;
+        }
+        m_key = std::move(name);
         return true;
     }
     bool end_object() { return Close(); }

@@ -44,12 +44,18 @@ std::string WriteJSON(const nlohmann::json& value, int indent = 0);
 // depth a client chose.
 constexpr size_t MAX_JSON_DEPTH{512};
 
+// A name repeated in one object is refused too (RFC 8259 leaves its meaning
+// open): readers disagree on which value counts, so a proxy that checks the
+// last "method" and a server that runs the first would disagree on what was
+// called.
 struct JSONParseError {
     enum class Kind {
-        SYNTAX,   // not exactly one JSON value
-        TOO_DEEP, // arrays and objects nested deeper than MAX_JSON_DEPTH
+        SYNTAX,        // not exactly one JSON value
+        TOO_DEEP,      // arrays and objects nested deeper than MAX_JSON_DEPTH
+        DUPLICATE_KEY, // an object with a name twice, at any depth
     };
     Kind kind{Kind::SYNTAX};
+    std::string key; // the repeated name, for DUPLICATE_KEY
 };
 
 // What a non-integer number (or an integer too large for 64 bits) becomes.

@@ -188,7 +188,14 @@ std::string RPCTable::HandleBatch(const json& value, int& http_status) const
 std::string RPCTable::HandleHTTPBody(const std::string& body, int& http_status) const
 {
     // Too deep a text is a parse error, as in upstream's UniValue reader.
-    const auto value = ParseJSON(body, JSONNumbers::DOUBLE);
+    // A repeated name is well-formed JSON but an ambiguous request (which
+    // "method" counts?), refused as a whole before anything runs.
+    JSONParseError error;
+    const auto value = ParseJSON(body, JSONNumbers::DOUBLE, &error);
+    if (!value && error.kind == JSONParseError::Kind::DUPLICATE_KEY) {
+        http_status = HTTPStatusForRPCError(RPC_INVALID_REQUEST);
+        return WriteErrorReply(RPC_INVALID_REQUEST, "Duplicate key in JSON object: " + WriteJSON(error.key), ParsedRequest{}) + "\n";
+    }
     if (value && value->is_object()) return HandleSingle(*value, http_status);
     if (value && value->is_array()) return HandleBatch(*value, http_status);
     http_status = HTTP_INTERNAL_SERVER_ERROR;

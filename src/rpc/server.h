@@ -69,6 +69,9 @@ public:
     //     the body); 204 and an empty body for a notification (no "id");
     //     a request object too malformed to run gets the 1.0 statuses;
     //   batch: 200; 204 when every member was a notification.
+    // A body nested deeper than MAX_JSON_DEPTH is a parse error (-32700,
+    // 500). A body with a name twice in one object, at any depth, is
+    // refused whole with -32600 and 400: nothing in it runs.
     // Non-empty replies end with "\n".
     std::string HandleHTTPBody(const std::string& body, int& http_status) const;
 

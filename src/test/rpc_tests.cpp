@@ -191,6 +191,42 @@ BOOST_FIXTURE_TEST_CASE(nesting_depth, TableFixture)
     }
 }
 
+BOOST_FIXTURE_TEST_CASE(duplicate_keys, TableFixture)
+{
+    int runs = 0;
+    table.Register({"test", "count", {"a"}, "count\n", [&runs](const JSONRPCRequest&) -> json { return ++runs; }});
+    auto refused = [](const std::string& key) {
+        return Reply(400, "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"Duplicate key in JSON object: \\\"" + key +
+                              "\\\"\"},\"id\":null}\n");
+    };
+    struct Case {
+        std::string body;
+        Reply expected;
+    };
+    // A name twice in any object of the body refuses the whole body; none
+    // of it runs, whichever occurrence a reader would have taken.
+    const std::vector<Case> cases{
+        {R"({"method":"echo","method":"count","id":1})", refused("method")},
+        {R"({"method":"count","method":"echo","id":1})", refused("method")},
+        {R"({"method":"count","id":1,"id":2})", refused("id")},
+        {R"({"jsonrpc":"2.0","method":"count","jsonrpc":"1.0","id":1})", refused("jsonrpc")},
+        {R"({"method":"count","params":[],"params":{"a":1},"id":1})", refused("params")},
+        {R"({"method":"count","params":{"a":1,"a":2},"id":1})", refused("a")},
+        {R"({"method":"count","params":[{"x":{"y":1,"y":1}}],"id":1})", refused("y")},
+        {R"({"method":"count","id":{"k":1,"k":1}})", refused("k")},
+        {R"([{"method":"count","id":1},{"method":"count","method":"count","id":2}])", refused("method")},
+        // An escape and the UTF-8 it stands for are the same name.
+        {"{\"method\":\"count\",\"\\u00e9\":1,\"\xc3\xa9\":2,\"id\":1}", refused("\xc3\xa9")},
+        // The same name in different objects is no repetition.
+        {R"({"method":"echo","params":[{"method":1},{"method":2}],"id":{"method":3}})",
+         {200, "{\"result\":[{\"method\":1},{\"method\":2}],\"error\":null,\"id\":{\"method\":3}}\n"}},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        BOOST_TEST_CONTEXT("case " << i) BOOST_CHECK(Post(cases[i].body) == cases[i].expected);
+    }
+    BOOST_CHECK_EQUAL(runs, 0);
+}
+
 BOOST_AUTO_TEST_CASE(parse_json_refusals)
 {
     using Kind = JSONParseError::Kind;
@@ -209,6 +245,9 @@ BOOST_AUTO_TEST_CASE(parse_json_refusals)
         {Nest(511, "") + "]", Kind::SYNTAX},
         {"[1,", Kind::SYNTAX},
         {"", Kind::SYNTAX},
+        {R"({"a":1,"b":{"a":2}})", std::nullopt},
+        {R"({"a":1,"a":1})", Kind::DUPLICATE_KEY},
+        {R"([{"b":[{"a":1,"b":2,"a":3}]}])", Kind::DUPLICATE_KEY},
     };
     for (size_t i = 0; i < cases.size(); ++i) {
         BOOST_TEST_CONTEXT("case " << i)
@@ -218,6 +257,7 @@ BOOST_AUTO_TEST_CASE(parse_json_refusals)
             BOOST_CHECK_EQUAL(value.has_value(), !cases[i].refused);
             if (value) BOOST_CHECK_EQUAL(WriteJSON(*value), cases[i].text);
             if (cases[i].refused) BOOST_CHECK(error.kind == *cases[i].refused);
+            if (error.kind == Kind::DUPLICATE_KEY) BOOST_CHECK_EQUAL(error.key, "a");
         }
     }
     // The server reads numbers as doubles, as handlers expect.

@@ -10,7 +10,13 @@ import re
 import stat
 
 from test_framework.test_framework import BitcoinTestFramework
-from test_framework.util import assert_equal, assert_greater_than_or_equal, assert_in, assert_raises_rpc_error
+from test_framework.util import (
+    assert_equal,
+    assert_greater_than_or_equal,
+    assert_in,
+    assert_not_in,
+    assert_raises_rpc_error,
+)
 
 RPC_INVALID_REQUEST = -32600
 RPC_METHOD_NOT_FOUND = -32601
@@ -37,6 +43,7 @@ class RPCInterfaceTest(BitcoinTestFramework):
         self.test_batch()
         self.test_errors()
         self.test_nesting()
+        self.test_duplicate_keys()
         self.test_params_and_help()
 
     def test_auth(self):
@@ -176,6 +183,29 @@ class RPCInterfaceTest(BitcoinTestFramework):
                 self.log.info("Nesting: %s %d levels deep is a parse error and the node keeps serving", member, depth)
                 assert_equal(self.post(body)[:2], parse_error)
                 assert_equal(node.getblockcount(), 0)
+
+    def test_duplicate_keys(self):
+        node = self.nodes[0]
+        cases = [
+            ("method", '{"method":"getblockcount","method":"stop","id":1}'),
+            ("method", '{"method":"stop","method":"getblockcount","id":1}'),
+            ("method", '{"jsonrpc":"2.0","method":"getblockcount","method":"stop"}'),
+            ("id", '{"method":"getblockcount","id":1,"id":2}'),
+            ("jsonrpc", '{"jsonrpc":"2.0","method":"getblockcount","jsonrpc":"1.0","id":1}'),
+            ("params", '{"method":"gettxoutsetinfo","params":["none"],"params":["bogus"],"id":1}'),
+            ("hash_type", '{"method":"gettxoutsetinfo","params":{"hash_type":"none","hash_type":"bogus"},"id":1}'),
+            ("method", '[{"method":"getblockcount","id":1},{"method":"getblockcount","method":"stop","id":2}]'),
+        ]
+        for key, body in cases:
+            self.log.info("Duplicate key %s: the whole body is refused with -32600, HTTP 400: %s", key, body)
+            status, reply, _ = self.post(body)
+            assert_equal((status, reply), (400, {"result": None, "error": {"code": RPC_INVALID_REQUEST,
+                                                                           "message": 'Duplicate key in JSON object: "%s"' % key},
+                                                 "id": None}))
+            assert_equal(node.getblockcount(), 0)
+        self.log.info("Duplicate key: the smuggled stop did not run; the node is still up")
+        assert node.process.poll() is None
+        assert_not_in("Shutdown: In progress", node.read_debug_log())
 
     def test_params_and_help(self):
         node = self.nodes[0]
