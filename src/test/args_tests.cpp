@@ -168,6 +168,81 @@ BOOST_FIXTURE_TEST_CASE(config_file_errors, TempDirFixture)
     BOOST_CHECK(default_missing.ReadConfigFiles(error));
 }
 
+BOOST_FIXTURE_TEST_CASE(int_options_refuse_bad_values, TempDirFixture)
+{
+    const auto make_args = [] {
+        ArgsManager args = MakeArgs();
+        args.AddPortArg("-rpcport=<port>", "", ArgsManager::NETWORK_ONLY, "o");
+        args.AddIntArg("-rpcthreads=<n>", "", ArgsManager::NONE, "o", {.min = 1, .max = 1024, .expected = "", .port = false});
+        args.AddIntArg("-dbcache=<n>", "", ArgsManager::NONE, "o", {.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false});
+        return args;
+    };
+    const std::string port_error = "Invalid port specified in -rpcport: ";
+    const std::string threads_error = "Invalid -rpcthreads value ";
+    struct Case {
+        std::vector<const char*> argv;
+        std::string conf;
+        const char* network;
+        std::optional<std::string> error;
+    };
+    const std::vector<Case> cases{
+        // argv                                   conf                          network    error
+        {{"-rpcport=1"},                          "",                           "regtest", std::nullopt},
+        {{"-rpcport=65535"},                      "",                           "regtest", std::nullopt},
+        {{"-rpcport=abc"},                        "",                           "regtest", port_error + "'abc'"},
+        {{"-rpcport=0"},                          "",                           "regtest", port_error + "'0'"},
+        {{"-rpcport=65536"},                      "",                           "regtest", port_error + "'65536'"},
+        {{"-rpcport=70000"},                      "",                           "regtest", port_error + "'70000'"},
+        {{"-rpcport=-1"},                         "",                           "regtest", port_error + "'-1'"},
+        {{"-rpcport=+80"},                        "",                           "regtest", port_error + "'+80'"},
+        {{"-rpcport= 80"},                        "",                           "regtest", port_error + "' 80'"},
+        {{"-rpcport=80 "},                        "",                           "regtest", port_error + "'80 '"},
+        {{"-rpcport=0x50"},                       "",                           "regtest", port_error + "'0x50'"},
+        {{"-rpcport=80.0"},                       "",                           "regtest", port_error + "'80.0'"},
+        {{"-rpcport=99999999999999999999"},       "",                           "regtest", port_error + "'99999999999999999999'"},
+        {{"-rpcport"},                            "",                           "regtest", port_error + "''"},
+        {{"-norpcport"},                          "",                           "regtest", port_error + "'0'"},
+        // The value in use is checked: the last one given, the command line
+        // over the conf file, and a top-level rpcport only on main.
+        {{"-rpcport=abc", "-rpcport=80"},         "",                           "regtest", std::nullopt},
+        {{"-rpcport=80", "-rpcport=abc"},         "",                           "regtest", port_error + "'abc'"},
+        {{},                                      "[regtest]\nrpcport=abc\n",   "regtest", port_error + "'abc'"},
+        {{"-rpcport=80"},                         "[regtest]\nrpcport=abc\n",   "regtest", std::nullopt},
+        {{},                                      "rpcport=abc\n",              "regtest", std::nullopt},
+        {{},                                      "rpcport=abc\n",              "main",    port_error + "'abc'"},
+        {{"-rpcthreads=1024"},                    "",                           "regtest", std::nullopt},
+        {{"-rpcthreads=0"},                       "",                           "regtest", threads_error + "'0': expected an integer from 1 to 1024"},
+        {{"-rpcthreads=1025"},                    "",                           "regtest", threads_error + "'1025': expected an integer from 1 to 1024"},
+        {{},                                      "rpcthreads=x\n",             "regtest", threads_error + "'x': expected an integer from 1 to 1024"},
+        {{"-dbcache=-5"},                         "",                           "regtest", std::nullopt},
+        {{"-dbcache=abc"},                        "",                           "regtest", "Invalid -dbcache value 'abc': expected a size in MiB"},
+        // The first bad option by name.
+        {{"-rpcthreads=0", "-rpcport=0"},         "",                           "regtest", port_error + "'0'"},
+    };
+    const std::string datadir_arg = "-datadir=" + m_path.string();
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        BOOST_TEST_CONTEXT("case " << i)
+        {
+            std::ofstream{m_path / "bitcoin.conf"} << c.conf;
+            ArgsManager args = make_args();
+            std::vector<const char*> argv{datadir_arg.c_str()};
+            argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+            std::string error;
+            // Only SelectConfigNetwork checks: the values are not final before.
+            BOOST_REQUIRE_MESSAGE(Parse(args, argv, error), error);
+            BOOST_REQUIRE_MESSAGE(args.ReadConfigFiles(error), error);
+            if (c.error) {
+                BOOST_CHECK_EXCEPTION(args.SelectConfigNetwork(c.network), std::runtime_error,
+                                      [&](const std::runtime_error& e) { return e.what() == *c.error; });
+            } else {
+                BOOST_CHECK_NO_THROW(args.SelectConfigNetwork(c.network));
+            }
+            BOOST_CHECK(args.CheckIntArgs() == c.error);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(chain_selection)
 {
     struct Case {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
@@ -21,6 +22,13 @@ std::string Trim(const std::string& text)
     if (first == std::string::npos) return "";
     const auto last = text.find_last_not_of(" \t\r\n");
     return text.substr(first, last - first + 1);
+}
+
+// "-name=<param>" -> "name".
+std::string OptionName(const std::string& name_with_param)
+{
+    const auto eq = name_with_param.find('=');
+    return name_with_param.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
 }
 
 // Splits "-name=value" into name (no dashes) and value; handles -noname.
@@ -66,15 +74,26 @@ bool InterpretBool(const std::string& value)
 void ArgsManager::AddArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category)
 {
     const auto eq = name_with_param.find('=');
-    const std::string name = name_with_param.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
+    const std::string name = OptionName(name_with_param);
     const std::string param = eq == std::string::npos ? "" : name_with_param.substr(eq);
-    m_options[name] = Option{name, param, help, flags, category};
+    m_options[name] = Option{name, param, help, flags, category, std::nullopt};
+}
+
+void ArgsManager::AddIntArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category, IntForm form)
+{
+    AddArg(name_with_param, help, flags, category);
+    m_options[OptionName(name_with_param)].int_form = std::move(form);
+}
+
+void ArgsManager::AddPortArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category)
+{
+    AddIntArg(name_with_param, help, flags, category, IntForm{.min = 1, .max = 65535, .expected = "", .port = true});
 }
 
 void ArgsManager::AddIgnoredArg(const std::string& name, const std::string& why)
 {
     AddArg(name, "Accepted for compatibility; no effect in coinsdb (" + why + ")", IGNORED | DEBUG_ONLY, "Ignored options");
-    m_ignored_reasons[name.substr(1, name.find('=') == std::string::npos ? std::string::npos : name.find('=') - 1)] = why;
+    m_ignored_reasons[OptionName(name)] = why;
 }
 
 const ArgsManager::Option* ArgsManager::FindOption(const std::string& name) const
@@ -194,6 +213,30 @@ std::vector<std::string> ArgsManager::Lookup(const std::string& name) const
         }
     }
     return {};
+}
+
+void ArgsManager::SelectConfigNetwork(const std::string& network)
+{
+    m_network = network;
+    if (auto error = CheckIntArgs()) throw std::runtime_error{*error};
+}
+
+std::optional<std::string> ArgsManager::CheckIntArgs() const
+{
+    for (const auto& [name, option] : m_options) {
+        if (!option.int_form) continue;
+        const auto value = GetArg(name);
+        if (!value) continue;
+        const IntForm& form = *option.int_form;
+        const auto number = ParseInt64(*value);
+        if (number && *number >= form.min && *number <= form.max) continue;
+        if (form.port) return "Invalid port specified in -" + name + ": '" + *value + "'";
+        const std::string expected = form.expected.empty()
+                                         ? "an integer from " + std::to_string(form.min) + " to " + std::to_string(form.max)
+                                         : form.expected;
+        return "Invalid -" + name + " value '" + *value + "': expected " + expected;
+    }
+    return std::nullopt;
 }
 
 bool ArgsManager::IsArgSet(const std::string& name) const { return !Lookup(name).empty(); }

@@ -32,15 +32,32 @@ public:
         CLI_ONLY = 1 << 3,     // marker only
     };
 
+    // The values an integer option accepts: a whole decimal number (an
+    // optional '-', digits, nothing else) from min to max.
+    struct IntForm {
+        int64_t min;
+        int64_t max;
+        // Ends "Invalid -<name> value '<value>': expected <expected>";
+        // empty for "an integer from <min> to <max>".
+        std::string expected;
+        // Refused with upstream's "Invalid port specified in -<name>: '<value>'".
+        bool port{false};
+    };
+
     struct Option {
         std::string name; // without the dash
         std::string help_param; // e.g. "=<n>"
         std::string help;
         unsigned flags;
         std::string category;
+        std::optional<IntForm> int_form; // set for integer options
     };
 
     void AddArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category);
+    // An integer option; see CheckIntArgs for when its values are checked.
+    void AddIntArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category, IntForm form);
+    // A TCP port: an integer option from 1 to 65535.
+    void AddPortArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category);
     // Arguments this binary accepts but for which it has no subsystem.
     void AddIgnoredArg(const std::string& name, const std::string& why);
 
@@ -55,7 +72,14 @@ public:
     // Network from -chain/-regtest/-testnet/-testnet4/-signet; error on conflicts.
     std::optional<std::string> GetChainTypeString(std::string& error) const;
     // Network section to read conf values from; set after choosing the chain.
-    void SelectConfigNetwork(const std::string& network) { m_network = network; }
+    // The values are final then, so this also runs CheckIntArgs and throws
+    // std::runtime_error with its message: a binary stops on a bad number
+    // before it uses any option of its network.
+    void SelectConfigNetwork(const std::string& network);
+    // The first integer option (by name) whose value, the one GetArg
+    // returns, its IntForm refuses, as an error naming the option and the
+    // value; nullopt if none. -noname counts as 0.
+    std::optional<std::string> CheckIntArgs() const;
 
     bool IsArgSet(const std::string& name) const;
     bool IsArgNegated(const std::string& name) const;
