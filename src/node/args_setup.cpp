@@ -5,6 +5,7 @@
 #include <util/args.h>
 #include <util/log.h>
 
+#include <cstdint>
 #include <string>
 
 namespace node {
@@ -12,6 +13,11 @@ namespace node {
 void SetupServerArgs(ArgsManager& args)
 {
     using F = ArgsManager::Flags;
+    // Ranges: what the reader can hold without wrapping (an int, a byte
+    // count) and the smallest value it honours.
+    const ArgsManager::IntForm size_in_mib{.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false};
+    const ArgsManager::IntForm non_negative{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
+    const ArgsManager::IntForm positive{.min = 1, .max = INT32_MAX, .expected = "", .port = false};
     const std::string opts = "Options";
     args.AddArg("-?", "Print this help message and exit", F::NONE, opts);
     args.AddArg("-help", "Print this help message and exit", F::NONE, opts);
@@ -22,11 +28,14 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-daemon", "Run in the background as a daemon; returns once the node is ready to serve RPC (default: 0)", F::NONE, opts);
     args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching", F::NONE, opts);
     args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: bitcoind.pid)", F::NONE, opts);
-    args.AddArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + "). The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts);
-    args.AddArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options");
+    // Negative and tiny values get the minimum, as upstream.
+    args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + "). The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts, size_in_mib);
+    args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", non_negative);
     args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified", F::NONE, opts);
     args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks", F::NONE, opts);
-    args.AddArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept", F::NONE, opts);
+    // At most what a byte count in an int64_t can hold.
+    args.AddIntArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept", F::NONE, opts,
+                   {.min = 0, .max = INT64_MAX / static_cast<int64_t>(MiB), .expected = "a size in MiB", .port = false});
 
     const std::string chain = "Chain selection options";
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
@@ -48,20 +57,22 @@ void SetupServerArgs(ArgsManager& args)
                     " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
                 F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains", F::DEBUG_ONLY, debug);
-    args.AddArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug);
-    args.AddArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug);
+    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug, positive);
+    args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, non_negative);
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable)", F::DEBUG_ONLY, debug);
 
     const std::string rpc = "RPC server options";
     args.AddArg("-server", "Accept JSON-RPC commands (always on in coinsdb)", F::NONE, rpc);
     args.AddArg("-rpcbind=<addr>[:port]", "Bind to given address to listen for JSON-RPC connections (default: 127.0.0.1 and ::1). Ignored unless -rpcallowip is also given", F::NETWORK_ONLY, rpc);
     args.AddArg("-rpcallowip=<ip>", "Allow JSON-RPC connections from specified source: a single IP or a network/netmask or network/CIDR. Repeatable", F::NONE, rpc);
-    args.AddArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
+    args.AddPortArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
     args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", F::NONE, rpc);
     args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", F::NONE, rpc);
     args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location", F::NONE, rpc);
-    args.AddArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc);
-    args.AddArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: 30)", F::DEBUG_ONLY, rpc);
+    // Every thread starts at once: a typo must not ask for millions.
+    args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc,
+                   {.min = 1, .max = 1024, .expected = "", .port = false});
+    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: 30)", F::DEBUG_ONLY, rpc, positive);
 
     // Subsystems coinsdb does not have: accepted so that published scripts
     // run unchanged, logged once at start-up.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Command-line and bitcoin.conf handling: network sections, the
-NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, -dbcache,
-the datadir lock, -help, -daemon and -stopatheight."""
+NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, integer
+options out of range (-rpcport and the others), -dbcache, the datadir lock,
+-help, -daemon and -stopatheight."""
 
 import os
 import signal
@@ -141,6 +142,27 @@ class ConfigArgsTest(BitcoinTestFramework):
             ["-testnet"], "Error: Invalid combination of -regtest, -signet, -testnet, -testnet4 and -chain. Can use at most one.")
         self.log.info("A -dbcache that is not a number fails")
         node.assert_start_raises_init_error(["-dbcache=abc"], "Error: Invalid -dbcache value 'abc': expected a size in MiB")
+        for value in ("abc", "0", "70000", "-1", "65536", "80.5", ""):
+            self.log.info("-rpcport=%s fails instead of picking a port", value)
+            node.assert_start_raises_init_error(["-rpcport=" + value], "Error: Invalid port specified in -rpcport: '%s'" % value)
+        self.log.info("A bad -rpcport in the [regtest] section fails the same way")
+        with open(node.conf_path, encoding="utf8") as f:
+            conf = f.read()
+        node.write_conf(conf + "\n[regtest]\nrpcport=abc\n")
+        node.assert_start_raises_init_error([], "Error: Invalid port specified in -rpcport: 'abc'", use_rpcport=False)
+        node.write_conf(conf)
+        self.log.info("Other integer options refuse non-numbers and values out of their range")
+        for arg, message in (
+                ("-rpcthreads=0", "Invalid -rpcthreads value '0': expected an integer from 1 to 1024"),
+                ("-rpcthreads=many", "Invalid -rpcthreads value 'many': expected an integer from 1 to 1024"),
+                ("-rpcservertimeout=0", "Invalid -rpcservertimeout value '0': expected an integer from 1 to 2147483647"),
+                ("-stopatheight=abc", "Invalid -stopatheight value 'abc': expected an integer from 0 to 2147483647"),
+                ("-stopatheight=4294967297", "Invalid -stopatheight value '4294967297': expected an integer from 0 to 2147483647"),
+                ("-flushinterval=1h", "Invalid -flushinterval value '1h': expected an integer from 1 to 2147483647"),
+                ("-dbcrashratio=-1", "Invalid -dbcrashratio value '-1': expected an integer from 0 to 2147483647"),
+                ("-prune=-1", "Invalid -prune value '-1': expected a size in MiB"),
+                ("-prune=8796093022208", "Invalid -prune value '8796093022208': expected a size in MiB")):
+            node.assert_start_raises_init_error([arg], "Error: " + message)
 
     def test_unknown_and_ignored(self):
         node = self.nodes[0]
