@@ -10,6 +10,7 @@
 #include <util/strencodings.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <istream>
@@ -215,14 +216,17 @@ void SetupCliArgs(ArgsManager& args)
     args.AddArg("-conf=<file>", "Specify configuration file. Relative paths will be prefixed by datadir location. (default: bitcoin.conf)", ArgsManager::NONE, options);
     args.AddArg("-datadir=<dir>", "Specify data directory", ArgsManager::NONE, options);
     args.AddArg("-named", "Pass named instead of positional arguments (default: false)", ArgsManager::NONE, options);
-    args.AddArg("-rpcclienttimeout=<n>", "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: " + std::to_string(DEFAULT_HTTP_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options);
+    const ArgsManager::IntForm seconds{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
+    args.AddIntArg("-rpcclienttimeout=<n>", "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: " + std::to_string(DEFAULT_HTTP_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);
     args.AddArg("-rpcconnect=<ip>", std::string{"Send commands to node running on <ip> (default: "} + DEFAULT_RPCCONNECT + ")", ArgsManager::NONE, options);
     args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir location. (default: data dir)", ArgsManager::NONE, options);
     args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", ArgsManager::NONE, options);
+    // Not AddPortArg: ReadConnectSettings refuses a bad one with upstream
+    // bitcoin-cli's own message, which differs from bitcoind's.
     args.AddArg("-rpcport=<port>", "Connect to JSON-RPC on <port> (default: 8332, testnet: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", ArgsManager::NETWORK_ONLY, options);
     args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", ArgsManager::NONE, options);
     args.AddArg("-rpcwait", "Wait for RPC server to start", ArgsManager::NONE, options);
-    args.AddArg("-rpcwaittimeout=<n>", "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: " + std::to_string(DEFAULT_WAIT_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options);
+    args.AddIntArg("-rpcwaittimeout=<n>", "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: " + std::to_string(DEFAULT_WAIT_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);
     args.AddArg("-stdin", "Read extra arguments from standard input, one per line until EOF/Ctrl-D (recommended for sensitive information such as passphrases). When combined with -stdinrpcpass, the first line from standard input is used for the RPC password.", ArgsManager::NONE, options);
     args.AddArg("-stdinrpcpass", "Read RPC password from standard input as a single line. When combined with -stdin, the first line from standard input is used for the RPC password.", ArgsManager::NONE, options);
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", ArgsManager::NONE, chain);
@@ -264,8 +268,9 @@ int RunBitcoinCli(int argc, const char* const argv[], std::istream& in, std::ost
         err << "Error: " << error << "\n";
         return EXIT_FAILURE;
     }
-    args.SelectConfigNetwork(*chain);
     try {
+        // Throws on a bad integer option.
+        args.SelectConfigNetwork(*chain);
         return CommandLineRPC(args, *network, in, out, err);
     } catch (const std::exception& e) {
         err << "error: " << e.what() << "\n";

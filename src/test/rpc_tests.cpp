@@ -690,6 +690,30 @@ BOOST_FIXTURE_TEST_CASE(bitcoin_cli_end_to_end, ServerFixture)
     BOOST_CHECK(err.starts_with("error: Could not locate RPC credentials."));
 }
 
+BOOST_FIXTURE_TEST_CASE(bitcoin_cli_integer_options, ServerFixture)
+{
+    const std::string range = ": expected an integer from 0 to 2147483647\n";
+    struct Case {
+        std::vector<std::string> args;
+        CliResult expected;
+    };
+    const std::vector<Case> cases{
+        {{"-rpcclienttimeout=0"},          {0, "42\n", ""}},
+        {{"-rpcwaittimeout=2147483647"},   {0, "42\n", ""}},
+        {{"-rpcclienttimeout=abc"},        {1, "", "error: Invalid -rpcclienttimeout value 'abc'" + range}},
+        {{"-rpcclienttimeout=4294967296"}, {1, "", "error: Invalid -rpcclienttimeout value '4294967296'" + range}},
+        {{"-rpcwaittimeout=-1"},           {1, "", "error: Invalid -rpcwaittimeout value '-1'" + range}},
+        {{"-rpcwaittimeout=1s"},           {1, "", "error: Invalid -rpcwaittimeout value '1s'" + range}},
+        {{"-rpcport=70000"},               {1, "", "error: Invalid port provided in -rpcport: 70000\n"}},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args{"-rpcuser=user", "-rpcpassword=secret"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        args.push_back("getblockcount");
+        BOOST_TEST_CONTEXT(c.args.front()) BOOST_CHECK(Cli(args) == c.expected);
+    }
+}
+
 BOOST_FIXTURE_TEST_CASE(bitcoin_cli_connection_failure_and_rpcwait, ServerFixture)
 {
     const std::string expected = "error: timeout on transient error: Could not connect to the server 127.0.0.1:1\n\n"
