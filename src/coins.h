@@ -156,43 +156,56 @@ struct CCoinsCacheEntry {
     static void SetFresh(CoinsCachePair& pair, CoinsCachePair& sentinel) { AddFlags(FRESH, pair, sentinel); }
     // The parent now holds exactly this entry's coin: off the list.
     void SetClean();
-    bool IsDirty() const { return m_flags & DIRTY; }
-    bool IsFresh() const { return m_flags & FRESH; }
+    bool IsDirty() const { return FlagBits() & DIRTY; }
+    bool IsFresh() const { return FlagBits() & FRESH; }
 
     // Neighbours on the flagged list; meaningful for a flagged entry or a
     // sentinel only.
-    CoinsCachePair* Next() const { return m_next; }
+    CoinsCachePair* Next() const { return reinterpret_cast<CoinsCachePair*>(m_next_and_flags & ~FLAG_MASK); }
     CoinsCachePair* Prev() const { return m_prev; }
     // Makes `self`, which must hold this entry, the sentinel of an empty list.
-    void SelfRef(CoinsCachePair& self) { m_prev = m_next = &self; }
+    void SelfRef(CoinsCachePair& self)
+    {
+        m_prev = &self;
+        m_next_and_flags = reinterpret_cast<uintptr_t>(&self);
+    }
 
 private:
+    // The flags ride in the low bits of the next pointer, which entries'
+    // alignment leaves zero: an entry is then 72 bytes instead of 80, and
+    // a cached coin 8 bytes cheaper.
+    static constexpr uintptr_t FLAG_MASK = DIRTY | FRESH;
+
     static void AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel);
+    uint8_t FlagBits() const { return static_cast<uint8_t>(m_next_and_flags & FLAG_MASK); }
+    void SetNext(CoinsCachePair* next) { m_next_and_flags = reinterpret_cast<uintptr_t>(next) | FlagBits(); }
 
     CoinsCachePair* m_prev{nullptr};
-    CoinsCachePair* m_next{nullptr};
-    uint8_t m_flags{0};
+    uintptr_t m_next_and_flags{0};
 };
 
 inline void CCoinsCacheEntry::AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel)
 {
+    static_assert(alignof(CCoinsCacheEntry) > FLAG_MASK, "the flags need the next pointer's low bits");
     CCoinsCacheEntry& entry = pair.second;
-    if (entry.m_flags == 0 && flags != 0) {
+    if (entry.FlagBits() == 0 && flags != 0) {
         entry.m_prev = sentinel.second.m_prev;
-        entry.m_next = &sentinel;
-        sentinel.second.m_prev->second.m_next = &pair;
+        entry.m_next_and_flags = reinterpret_cast<uintptr_t>(&sentinel);
+        sentinel.second.m_prev->second.SetNext(&pair);
         sentinel.second.m_prev = &pair;
     }
-    entry.m_flags |= flags;
+    entry.m_next_and_flags |= flags;
 }
+
+static_assert(sizeof(CCoinsCacheEntry) == 72);
 
 inline void CCoinsCacheEntry::SetClean()
 {
-    if (m_flags == 0) return;
-    m_next->second.m_prev = m_prev;
-    m_prev->second.m_next = m_next;
-    m_prev = m_next = nullptr;
-    m_flags = 0;
+    if (FlagBits() == 0) return;
+    Next()->second.m_prev = m_prev;
+    m_prev->second.SetNext(Next());
+    m_prev = nullptr;
+    m_next_and_flags = 0;
 }
 
 // The map's nodes come from a pool (util/pool.h): one node is its own bytes
