@@ -4,6 +4,8 @@
 #include <util/memory.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -119,7 +121,28 @@ private:
     bool m_valid{false};
 };
 
+// VARINT(n) as the key holds it; at most 5 bytes for 32 bits.
+struct VarIntBytes {
+    std::array<std::byte, 8> bytes{};
+    size_t size{0};
+    void write(std::span<const std::byte> data)
+    {
+        std::ranges::copy(data, bytes.begin() + size);
+        size += data.size();
+    }
+};
+
 } // namespace
+
+bool CoinKeyLess(const COutPoint& a, const COutPoint& b)
+{
+    if (const int c = std::memcmp(a.hash.data(), b.hash.data(), uint256::size()); c != 0) return c < 0;
+    if (a.n == b.n) return false;
+    VarIntBytes va, vb;
+    WriteVarInt(va, a.n);
+    WriteVarInt(vb, b.n);
+    return std::lexicographical_compare(va.bytes.begin(), va.bytes.begin() + va.size, vb.bytes.begin(), vb.bytes.begin() + vb.size);
+}
 
 CCoinsViewDB::CCoinsViewDB(DBParams db_params, CoinsViewOptions options)
     : m_db_params{std::move(db_params)}, m_options{std::move(options)},

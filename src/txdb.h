@@ -8,6 +8,10 @@
 #include <functional>
 #include <memory>
 
+// Whether a's chainstate key sorts before b's: by txid bytes, then by the
+// bytes of VARINT(vout), the order CCoinsViewDB's cursor walks.
+bool CoinKeyLess(const COutPoint& a, const COutPoint& b);
+
 // What a CCoinsViewDB needs to know, set by whoever builds it.
 struct CoinsViewOptions {
     // A flush writes a batch whenever the pending one grows past this.

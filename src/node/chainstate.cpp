@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 
 namespace node {
 namespace {
@@ -224,18 +225,56 @@ void ChainstateManager::FlushAll()
 
 namespace {
 
+// hash_serialized_3 of a snapshot's coins as they are read, valid while
+// they arrive in chainstate key order (the order the hash is defined in,
+// and the order dumptxoutset writes): the loaded set then needs no second
+// pass over the database. Coins out of order fall back to that pass.
+class SnapshotHasher
+{
+public:
+    // coins_read counts this coin.
+    void Add(const COutPoint& outpoint, const Coin& coin, uint64_t coins_read)
+    {
+        if (!m_in_order) return;
+        if (m_count > 0 && !CoinKeyLess(m_previous, outpoint)) {
+            // Equal keys in a row: a second coin for one outpoint, which
+            // would silently replace the first.
+            if (!CoinKeyLess(outpoint, m_previous)) {
+                throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
+                                                coins_read, outpoint.hash.GetHex(), outpoint.n));
+            }
+            LogInfo("[snapshot] coin {} is out of chainstate key order; the loaded set will be hashed from disk", outpoint.ToString());
+            m_in_order = false;
+            return;
+        }
+        kernel::ApplyCoinHash(m_writer, outpoint, coin);
+        m_previous = outpoint;
+        ++m_count;
+    }
+    std::optional<uint256> Hash() { return m_in_order ? std::optional{m_writer.GetHash()} : std::nullopt; }
+
+private:
+    HashWriter m_writer;
+    COutPoint m_previous;
+    uint64_t m_count{0};
+    bool m_in_order{true};
+};
+
 // Reads every coin into the snapshot chainstate's cache, flushing when the
-// cache outgrows its budget, then saves it.
-uint64_t PopulateSnapshot(Chainstate& chainstate, AutoFile& file, const SnapshotMetadata& metadata, int base_height,
-                          const std::atomic<bool>& interrupt)
+// cache outgrows its budget, then saves it. Returns the coins' hash when
+// they came in key order.
+std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, const SnapshotMetadata& metadata,
+                                        int base_height, const std::atomic<bool>& interrupt)
 {
     CCoinsViewCache& cache = chainstate.CoinsTip();
     SnapshotCoinReader reader{file, metadata, base_height};
+    SnapshotHasher hasher;
     COutPoint outpoint;
     Coin coin;
     while (reader.Next(outpoint, coin)) {
-        cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
         const uint64_t loaded = reader.CoinsRead();
+        hasher.Add(outpoint, coin, loaded);
+        cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
         if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
             LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,
                     InMB(cache.DynamicMemoryUsage()));
@@ -252,7 +291,7 @@ uint64_t PopulateSnapshot(Chainstate& chainstate, AutoFile& file, const Snapshot
         }
     }
     cache.SetBestBlock(metadata.base_blockhash);
-    return reader.CoinsRead();
+    return hasher.Hash();
 }
 
 } // namespace
@@ -283,18 +322,22 @@ SnapshotLoadResult ChainstateManager::ActivateSnapshot(const std::filesystem::pa
     std::unique_ptr<Chainstate> chainstate;
     try {
         chainstate = OpenSnapshotChainstate(base, /*wipe=*/true);
-        const uint64_t loaded = PopulateSnapshot(*chainstate, file, metadata, au_data.height, interrupt);
+        std::optional<uint256> hash = PopulateSnapshot(*chainstate, file, metadata, au_data.height, interrupt);
+        const uint64_t loaded = metadata.coins_count;
         const size_t loaded_usage = chainstate->CoinsTip().DynamicMemoryUsage();
         LogInfo("[snapshot] loaded {} ({:.2f} MB) coins from snapshot {}", loaded, InMB(loaded_usage),
                 metadata.base_blockhash.GetHex());
         FlushSnapshotToDisk(*chainstate, /*snapshot_loaded=*/true);
 
-        const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, chainstate->CoinsDB(),
-                                                    [&] { if (interrupt) throw std::runtime_error("Snapshot validation interrupted by shutdown"); });
-        if (!stats) throw std::runtime_error("Failed to compute the snapshot's UTXO statistics");
-        if (stats->hash_serialized != au_data.hash_serialized) {
+        if (!hash) {
+            const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, chainstate->CoinsDB(),
+                                                        [&] { if (interrupt) throw std::runtime_error("Snapshot validation interrupted by shutdown"); });
+            if (!stats) throw std::runtime_error("Failed to compute the snapshot's UTXO statistics");
+            hash = stats->hash_serialized;
+        }
+        if (*hash != au_data.hash_serialized) {
             throw SnapshotError(fmt::format("Bad snapshot content hash: expected {}, got {}", au_data.hash_serialized.GetHex(),
-                                            stats->hash_serialized.GetHex()));
+                                            hash->GetHex()));
         }
         WriteSnapshotBaseFiles(SnapshotDir(), base);
         LogInfo("[snapshot] validated snapshot ({:.2f} MB)", InMB(loaded_usage));

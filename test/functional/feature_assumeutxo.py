@@ -198,6 +198,14 @@ class AssumeutxoTest(BitcoinTestFramework):
         cases.append(("vout_out_of_range", replace_bytes(data, victim.vout_offset, victim.coin_offset, bad_vout),
                       "Bad snapshot data after deserializing %d coins (file offset %d): output index 4294967295 out of range"
                       % (victim.index, victim.vout_offset + len(bad_vout))))
+        # Two coins for one outpoint: the second vout of a group made equal
+        # to the first. Refused, naming it, instead of one replacing the other.
+        second = next(e for e in entries[1:] if e.txid == entries[e.index - 1].txid and entries[e.index - 1].vout < 253 and e.vout < 253)
+        twin = entries[second.index - 1]
+        duplicate = replace_bytes(data, second.vout_offset, second.vout_offset + 1, bytes([twin.vout]))
+        cases.append(("duplicate_coin", duplicate,
+                      "Bad snapshot data after deserializing %d coins: coin %s:%d appears twice"
+                      % (second.index + 1, hash_to_hex(twin.txid), twin.vout)))
         first = entries[0]
         cases.append(("empty_group", replace_bytes(data, first.group_size_offset, first.group_size_offset + 1, b"\x00"),
                       "Bad snapshot data after deserializing 0 coins (file offset %d): empty coin group for txid %s"
@@ -267,6 +275,28 @@ class AssumeutxoTest(BitcoinTestFramework):
         assert_equal(dump["path"], os.path.join(node.net_dir, "relative_dump.dat"))
         with open(dump["path"], "rb") as f:
             assert f.read() == data, "dumptxoutset output differs from the loaded file"
+        node.stop_node()
+
+        self.test_out_of_order_snapshot(snapshot, data, stats)
+
+    def test_out_of_order_snapshot(self, snapshot, data, stats):
+        """Coins out of chainstate key order still load: the node then
+        hashes the loaded set from disk instead of while reading."""
+        self.log.info("Out-of-order snapshot: the first coin group moved to the end loads, hashed from disk")
+        entries = Snapshot.parse(data).entries
+        first_group_end = next(e.index for e in entries if e.txid != entries[0].txid)
+        body_start = entries[0].group_size_offset - 32
+        first_group = data[body_start:entries[first_group_end].group_size_offset - 32]
+        reordered = data[:body_start] + data[body_start + len(first_group):] + first_group
+        assert_equal(len(reordered), len(data))
+        path = self.write("generated_reordered.dat", reordered)
+        base_hex = snapshot.base_blockhash_hex
+        node = self.add_node([assumeutxo_arg(GENERATED_HEIGHT, base_hex, stats["hash_serialized_3"], GENERATED_NCHAINTX)])
+        node.start()
+        with node.assert_debug_log(["is out of chainstate key order; the loaded set will be hashed from disk",
+                                    "[snapshot] validated snapshot"]):
+            node.loadtxoutset(path)
+        self.check_snapshot_chainstate(node, base_hex=base_hex, height=GENERATED_HEIGHT, stats=stats)
         node.stop_node()
 
     # Bitcoin Core vectors ---------------------------------------------------------
