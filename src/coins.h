@@ -376,6 +376,11 @@ public:
     void Uncache(const COutPoint& outpoint);
 
     size_t GetCacheSize() const { return m_cache_coins.size(); }
+    // Sizes the map's bucket array for `entries` coins at once, so a bulk
+    // load does not rehash its way up; the array counts as cache memory.
+    void ReserveEntries(size_t entries) { m_cache_coins.reserve(entries); }
+    // Memory one more cached coin costs at least: its map node and bucket.
+    static constexpr size_t MIN_BYTES_PER_ENTRY = COINS_MAP_MAX_BLOCK_BYTES + sizeof(void*);
     size_t DynamicMemoryUsage() const;
     // Entries with a DIRTY flag: the length of the flagged list, since a
     // cache never holds FRESH without DIRTY. Zero right after a Sync.

@@ -267,6 +267,9 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
                                         int base_height, const std::atomic<bool>& interrupt)
 {
     CCoinsViewCache& cache = chainstate.CoinsTip();
+    // The whole bucket array up front, for as many coins as can fit: the
+    // map neither rehashes on the way up nor after a flush (which keeps it).
+    cache.ReserveEntries(std::min<uint64_t>(metadata.coins_count, chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY));
     SnapshotCoinReader reader{file, metadata, base_height};
     SnapshotHasher hasher;
     COutPoint outpoint;
