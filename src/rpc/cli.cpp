@@ -214,7 +214,7 @@ void SetupCliArgs(ArgsManager& args)
     args.AddArg("-help", "Print this help message and exit", ArgsManager::DEBUG_ONLY, options);
     args.AddArg("-version", "Print version and exit", ArgsManager::NONE, options);
     args.AddArg("-conf=<file>", "Specify configuration file. Relative paths will be prefixed by datadir location. (default: bitcoin.conf)", ArgsManager::NONE, options);
-    args.AddArg("-datadir=<dir>", "Specify data directory", ArgsManager::NONE, options);
+    args.AddArg("-datadir=<dir>", "Specify data directory (default: ~/.coinsdb)", ArgsManager::NONE, options);
     args.AddArg("-named", "Pass named instead of positional arguments (default: false)", ArgsManager::NONE, options);
     const ArgsManager::IntForm seconds{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
     args.AddIntArg("-rpcclienttimeout=<n>", "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: " + std::to_string(DEFAULT_HTTP_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);

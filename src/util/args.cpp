@@ -318,7 +318,9 @@ std::filesystem::path ArgsManager::GetDataDirBase() const
 {
     if (auto dir = GetArg("datadir"); dir && !dir->empty()) return std::filesystem::absolute(*dir);
     const char* home = std::getenv("HOME");
-    return std::filesystem::path{home && *home ? home : "/"} / ".bitcoin";
+    // Not ~/.bitcoin: that is Bitcoin Core's, and coinsdb must never open
+    // another program's data without being told to.
+    return std::filesystem::path{home && *home ? home : "/"} / ".coinsdb";
 }
 
 std::vector<std::pair<std::string, std::string>> ArgsManager::IgnoredArgsSet() const

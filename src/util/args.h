@@ -91,7 +91,8 @@ public:
     void ForceSetArg(const std::string& name, const std::string& value);
     void SoftSetArg(const std::string& name, const std::string& value);
 
-    // The data directory from -datadir (not created), or the default.
+    // The data directory from -datadir (not created), or the default
+    // $HOME/.coinsdb.
     std::filesystem::path GetDataDirBase() const;
 
     // Ignored options that were set, with the reason, to be logged once.
