@@ -7,6 +7,7 @@
 #include <node/chainstate.h>
 #include <node/coins_view_args.h>
 #include <node/context.h>
+#include <node/datadir_check.h>
 #include <node/rpc_blockchain.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>
@@ -439,6 +440,19 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     return exit_code;
 }
 
+// Runs before anything is written: a refusal leaves no trace, not even a
+// debug.log or a lock file.
+void CheckDataDirIsOurs(const ArgsManager& args, const std::filesystem::path& datadir)
+{
+    const auto foreign = FindForeignData(datadir);
+    if (foreign.empty()) return;
+    if (!args.GetBoolArg("allowforeigndatadir", false)) throw InitError(ForeignDataDirError(datadir, foreign));
+    // The debug log is not open yet; stderr is where Core's init warnings go too.
+    std::cerr << "Warning: -allowforeigndatadir: using " << datadir.string() << " although it holds data coinsdb did not create:";
+    for (const auto& entry : foreign) std::cerr << ' ' << entry;
+    std::cerr << std::endl;
+}
+
 } // namespace
 
 int AppMain(int argc, char* argv[])
@@ -468,14 +482,15 @@ int AppMain(int argc, char* argv[])
     DaemonPipe daemon;
     try {
         const auto datadir = args.GetDataDirBase();
-        std::filesystem::create_directories(datadir);
         if (!args.ReadConfigFiles(error)) throw InitError("Error reading configuration file: " + error);
         const auto chain_name = args.GetChainTypeString(error);
         if (!chain_name) throw InitError(error);
         args.SelectConfigNetwork(*chain_name);
         CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
         const auto net_dir = datadir / params.DataDirName();
+        CheckDataDirIsOurs(args, datadir);
         std::filesystem::create_directories(net_dir);
+        if (!MarkNewChainDir(net_dir, error)) throw InitError(error);
 
         if (args.GetBoolArg("daemon", false) || args.GetBoolArg("daemonwait", false)) {
             std::cout << CLIENT_NAME << " starting" << std::endl;
