@@ -29,6 +29,7 @@ ALL_TESTS = [
     "feature_flush.py",
     "feature_loadblock.py",
     "feature_shutdown.py",
+    "feature_foreign_datadir.py",
     "feature_config_args.py",
     "feature_dbbatchsize.py",
     "interface_bitcoin_cli.py",

@@ -10,6 +10,7 @@ printed) when it fails.
 """
 
 import argparse
+import glob
 import logging
 import os
 import shutil
@@ -154,11 +155,12 @@ class BitcoinTestFramework:
 
     # Nodes --------------------------------------------------------------------
 
-    def add_node(self, extra_args=None):
+    def add_node(self, extra_args=None, *, home=None):
+        """home: run the node with HOME=home and no -datadir (see TestNode)."""
         index = len(self.nodes)
         node = TestNode(index, os.path.join(self.options.tmpdir, "node%d" % index), bitcoind=self.bitcoind,
                         bitcoin_cli=self.bitcoin_cli, log=self.log, extra_args=extra_args, rpc_timeout=self.rpc_timeout,
-                        timeout_factor=self.options.timeout_factor)
+                        timeout_factor=self.options.timeout_factor, home=home)
         self.nodes.append(node)
         return node
 
@@ -190,6 +192,18 @@ class BitcoinTestFramework:
         return wait_until_helper(predicate, timeout=timeout * self.options.timeout_factor)
 
     # Paths outside the test directory --------------------------------------------
+
+    @staticmethod
+    def core_datadir_template():
+        """A datadir Bitcoin Core left (regtest, 1000 headers): $COINSDB_CORE_DATADIR,
+        else the reference build's template/datadir under ../shared/reference.
+        None when absent."""
+        path = os.environ.get("COINSDB_CORE_DATADIR")
+        if not path:
+            found = sorted(glob.glob(os.path.join(SRC_ROOT, "..", "shared", "reference", "bitcoin-core-*", "template", "datadir")))
+            path = found[-1] if found else ""
+        path = os.path.abspath(path) if path else ""
+        return path if os.path.isdir(path) else None
 
     @staticmethod
     def vectors_dir():

@@ -32,8 +32,17 @@ class ErrorMatch(enum.Enum):
 
 
 class TestNode:
-    def __init__(self, index, datadir, *, bitcoind, bitcoin_cli, log, extra_args=None, rpc_timeout=60, timeout_factor=1.0):
+    """With home set, bitcoind and bitcoin-cli run with HOME=home and no
+    -datadir, so the datadir is the default home/.coinsdb; the node does not
+    create it (bitcoind must) and -regtest goes on the command line."""
+
+    def __init__(self, index, datadir, *, bitcoind, bitcoin_cli, log, extra_args=None, rpc_timeout=60, timeout_factor=1.0,
+                 home=None):
         self.index = index
+        self.home = home
+        self.env = dict(os.environ, HOME=home) if home else None
+        if home:
+            datadir = os.path.join(home, ".coinsdb")
         self.datadir = datadir
         self.chain = "regtest"
         self.net_dir = os.path.join(datadir, self.chain)
@@ -53,11 +62,12 @@ class TestNode:
         self.starts = 0
         self.stdout_path = None
         self.stderr_path = None
-        os.makedirs(datadir, exist_ok=True)
         self.conf_path = os.path.join(datadir, "bitcoin.conf")
-        # Only the chain lives in the conf file, so bitcoin-cli pointed at the
-        # datadir finds regtest too; everything else is on the command line.
-        self.write_conf("regtest=1\n")
+        if not home:
+            os.makedirs(datadir, exist_ok=True)
+            # Only the chain lives in the conf file, so bitcoin-cli pointed at
+            # the datadir finds regtest too; everything else is on the command line.
+            self.write_conf("regtest=1\n")
         self.cli = TestNodeCLI(self)
 
     # Paths -------------------------------------------------------------
@@ -108,16 +118,22 @@ class TestNode:
 
     # Start and stop ------------------------------------------------------
 
+    def datadir_args(self):
+        return ["-regtest"] if self.home else ["-datadir=" + self.datadir]
+
     def _command(self, extra_args, use_rpcport):
-        args = [self.bitcoind, "-datadir=" + self.datadir, "-printtoconsole=0"]
+        args = [self.bitcoind] + self.datadir_args() + ["-printtoconsole=0"]
         if use_rpcport:
             args.append("-rpcport=%d" % self.rpc_port)
         return args + self.extra_args + list(extra_args or [])
 
     def _open_output_files(self):
         self.starts += 1
-        self.stdout_path = os.path.join(self.datadir, "stdout.%d.txt" % self.starts)
-        self.stderr_path = os.path.join(self.datadir, "stderr.%d.txt" % self.starts)
+        # Beside the datadir when it is the default one, which must stay
+        # bitcoind's to create.
+        output_dir = self.home or self.datadir
+        self.stdout_path = os.path.join(output_dir, "stdout.%d.txt" % self.starts)
+        self.stderr_path = os.path.join(output_dir, "stderr.%d.txt" % self.starts)
         return open(self.stdout_path, "w+b"), open(self.stderr_path, "w+b")
 
     def start(self, extra_args=None, *, use_rpcport=True, wait_for_rpc=True, env=None):
@@ -134,7 +150,7 @@ class TestNode:
             stdout, stderr = self._open_output_files()
             with stdout, stderr:
                 self.log.debug("node%d: %s", self.index, " ".join(command))
-                self.process = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+                self.process = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env or self.env)
             if not wait_for_rpc:
                 return
             try:
@@ -331,7 +347,7 @@ class TestNodeCLI:
         return lambda *args, **kwargs: self.send_cli(name, *args, **kwargs)
 
     def base_command(self, *, with_port=True):
-        command = [self.node.bitcoin_cli, "-datadir=" + self.node.datadir]
+        command = [self.node.bitcoin_cli] + self.node.datadir_args()
         if with_port:
             command.append("-rpcport=%d" % self.node.rpc_port)
         return command + self.options
@@ -340,7 +356,7 @@ class TestNodeCLI:
         command = self.base_command(with_port=with_port) + [_cli_arg(a) for a in args]
         self.node.log.debug("cli: %s", " ".join(command))
         done = subprocess.run(command, input=input if input is not None else self.input, capture_output=True, text=True,
-                              timeout=timeout * self.node.timeout_factor)
+                              timeout=timeout * self.node.timeout_factor, env=self.node.env)
         return CliResult(done.returncode, done.stdout, done.stderr)
 
     def send_cli(self, command, *args, **kwargs):
