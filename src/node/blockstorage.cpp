@@ -31,19 +31,15 @@ uint256 UndoChecksum(const uint256& parent_hash, std::span<const std::byte> undo
     return hasher.GetHash();
 }
 
-bool ReadAt(std::FILE* file, uint64_t pos, std::span<std::byte> out)
-{
-    if (fseeko(file, static_cast<off_t>(pos), SEEK_SET) != 0) return false;
-    return std::fread(out.data(), 1, out.size(), file) == out.size();
-}
-
 // The offset of the first magic at or after `from`; nullopt when none is left.
-std::optional<uint64_t> FindMagic(std::FILE* file, uint64_t from, const MessageStartChars& magic, std::vector<unsigned char>& chunk)
+std::optional<uint64_t> FindMagic(std::FILE* file, uint64_t from, const MessageStartChars& magic, std::vector<unsigned char>& chunk,
+                                  const BlockFileXorKey& xor_key)
 {
     while (true) {
         if (fseeko(file, static_cast<off_t>(from), SEEK_SET) != 0) return std::nullopt;
         const size_t got = std::fread(chunk.data(), 1, chunk.size(), file);
         if (got < magic.size()) return std::nullopt;
+        XorAtOffset(std::as_writable_bytes(std::span{chunk}.first(got)), from, xor_key);
         const auto end = chunk.begin() + got;
         const auto found = std::search(chunk.begin(), end, magic.begin(), magic.end());
         if (found != end) return from + (found - chunk.begin());
@@ -139,13 +135,18 @@ bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos, std::s
 {
     if (!OpenForWrite(kind, file)) return false;
     WriteHandle& handle = HandleFor(kind);
+    // The whole record in one buffer, to obfuscate it by its file offset.
+    DataStream record;
+    record.reserve(STORAGE_HEADER_BYTES + payload.size() + trailer.size());
+    record << m_options.magic;
+    WriteLE(record, static_cast<uint32_t>(payload.size()));
+    record.write(payload);
+    record.write(trailer);
+    XorAtOffset(record.MutableUnread(), pos, m_options.xor_key);
     try {
         if (fseeko(handle.stream->Get(), pos, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
         handle.unsynced = true;
-        *handle.stream << m_options.magic;
-        WriteLE(*handle.stream, static_cast<uint32_t>(payload.size()));
-        handle.stream->write(payload);
-        handle.stream->write(trailer);
+        handle.stream->write(record.Unread());
         if (std::fflush(handle.stream->Get()) != 0) throw std::ios_base::failure("fflush failed");
     } catch (const std::ios_base::failure& e) {
         LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, e.what());
@@ -171,27 +172,28 @@ std::optional<std::vector<std::byte>> BlockManager::ReadRecord(FileKind kind, co
         LogError("{}: cannot open the file", where);
         return std::nullopt;
     }
-    try {
-        if (fseeko(file.Get(), pos.nPos - STORAGE_HEADER_BYTES, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
-        MessageStartChars magic;
-        file >> magic;
-        if (magic != m_options.magic) {
-            LogError("{}: wrong network magic before the record", where);
-            return std::nullopt;
-        }
-        const uint32_t size = ReadLE<uint32_t>(file);
-        // Checked before allocating, so a corrupt size cannot ask for 4 GiB.
-        if (uint64_t{pos.nPos} + size + trailer_bytes > file_size) {
-            LogError("{}: a record of {} bytes runs past the end of the file", where, size);
-            return std::nullopt;
-        }
-        std::vector<std::byte> bytes(size + trailer_bytes);
-        file.read(bytes);
-        return bytes;
-    } catch (const std::ios_base::failure& e) {
-        LogError("{}: read failed: {}", where, e.what());
+    std::array<std::byte, STORAGE_HEADER_BYTES> header;
+    if (!ReadXored(file.Get(), pos.nPos - STORAGE_HEADER_BYTES, header, m_options.xor_key)) {
+        LogError("{}: read failed: the file ends before the record", where);
         return std::nullopt;
     }
+    if (!std::ranges::equal(std::span{header}.first(m_options.magic.size()), std::as_bytes(std::span{m_options.magic}))) {
+        LogError("{}: wrong network magic before the record", where);
+        return std::nullopt;
+    }
+    SpanReader size_reader{std::span{header}.subspan(m_options.magic.size())};
+    const uint32_t size = ReadLE<uint32_t>(size_reader);
+    // Checked before allocating, so a corrupt size cannot ask for 4 GiB.
+    if (uint64_t{pos.nPos} + size + trailer_bytes > file_size) {
+        LogError("{}: a record of {} bytes runs past the end of the file", where, size);
+        return std::nullopt;
+    }
+    std::vector<std::byte> bytes(size + trailer_bytes);
+    if (!ReadXored(file.Get(), pos.nPos, bytes, m_options.xor_key)) {
+        LogError("{}: read failed", where);
+        return std::nullopt;
+    }
+    return bytes;
 }
 
 int BlockManager::FindBlockFile(unsigned int add_size)
@@ -390,7 +392,7 @@ void BlockManager::PruneFiles(const std::vector<int>& files)
 }
 
 std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
-                                                         const BlockFileCallback& callback)
+                                                         const BlockFileCallback& callback, const BlockFileXorKey& xor_key)
 {
     AutoFile file{std::fopen(path.c_str(), "rb")};
     std::error_code ec;
@@ -404,17 +406,17 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
     std::vector<unsigned char> chunk(SCAN_CHUNK_BYTES);
     std::vector<std::byte> payload;
     uint64_t from = 0;
-    while (const auto start = FindMagic(file.Get(), from, magic, chunk)) {
+    while (const auto start = FindMagic(file.Get(), from, magic, chunk, xor_key)) {
         // Whatever goes wrong below, look again one byte further on, as
         // upstream's import does: the magic may have been part of garbage.
         from = *start + 1;
         std::array<std::byte, STORAGE_HEADER_BYTES> header;
-        if (!ReadAt(file.Get(), *start, header)) continue;
+        if (!ReadXored(file.Get(), *start, header, xor_key)) continue;
         uint32_t size;
         std::memcpy(&size, header.data() + magic.size(), sizeof(size));
         if (size < CBlockHeader::SIZE || size > MAX_BLOCK_SERIALIZED_SIZE) continue;
         payload.resize(size);
-        if (!ReadAt(file.Get(), *start + STORAGE_HEADER_BYTES, payload)) continue;
+        if (!ReadXored(file.Get(), *start + STORAGE_HEADER_BYTES, payload, xor_key)) continue;
         CBlock block;
         try {
             SpanReader reader{payload};

@@ -20,6 +20,11 @@
 // nUndoPos is the offset of the first undo byte. Upstream hashes the parent's
 // hash, not the block's own, so a genesis block never has undo data.
 //
+// Both kinds of file are stored XORed with the key in blocks/xor.dat
+// (node/blockstorage_xor.h), byte by byte according to the offset in the
+// file; all offsets and sizes above are those of the plain bytes, which are
+// the stored ones too. The key is BlockManagerOptions::xor_key.
+//
 // blocks/index (LevelDB via CDBWrapper, not obfuscated, as upstream):
 //   'b' (0x62) + block hash (32)  -> block index record, below
 //   'f' (0x66) + LE32 file number -> file info, below
@@ -43,6 +48,7 @@
 
 #include <kernel/chainparams.h>
 #include <node/blockstorage_chainwork.h>
+#include <node/blockstorage_xor.h>
 #include <primitives/block.h>
 #include <uint256.h>
 
@@ -179,6 +185,9 @@ struct BlockManagerOptions {
     // Tests shrink this to see files roll over; must be in [1, 2^32 - 1].
     uint64_t max_blockfile_size{MAX_BLOCKFILE_SIZE};
     size_t index_cache_bytes{2 << 20};
+    // Key of every blk/rev file read and written (blocks/xor.dat; all zeros
+    // for plain files). Files written with another key read as garbage.
+    BlockFileXorKey xor_key{};
     // Wipes blocks/index only. blk/rev files stay, and new blocks overwrite
     // them from blk00000.dat on: read them (ReadBlockFile) before saving.
     bool wipe_index{false};
@@ -273,15 +282,16 @@ public:
     std::filesystem::path BlockFilePath(int file) const;
     std::filesystem::path UndoFilePath(int file) const;
 
-    // Reads any blk-format file (ours, or Bitcoin Core's blk?????.dat written
-    // with -blocksxor=0) in order, calling back with each block and the offset
-    // of its first byte. Like upstream's -loadblock import it scans for the
+    // Reads any blk-format file (ours, or Bitcoin Core's blk?????.dat) in
+    // order, de-obfuscating it with xor_key (external -loadblock files are
+    // plain: all zeros), calling back with each block and the offset of its
+    // first byte. Like upstream's -loadblock import it scans for the
     // magic, so padding and garbage between records are skipped, as is a
     // record whose size is out of range or whose block does not parse; a
     // truncated last record ends the scan. nullopt when the file cannot be opened.
     using BlockFileCallback = std::function<void(const CBlock& block, uint64_t data_pos)>;
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
-                                                      const BlockFileCallback& callback);
+                                                      const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {});
 
 private:
     enum class FileKind { BLOCK, UNDO };

@@ -3,6 +3,7 @@
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
 #include <node/args_setup.h>
+#include <node/blockstorage_xor.h>
 #include <node/caches.h>
 #include <node/chainstate.h>
 #include <node/coins_view_args.h>
@@ -268,11 +269,15 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
         return;
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
+    std::string error;
+    const auto xor_key = ReadXorKey(net_dir / "blocks", error);
+    if (!xor_key) throw InitError(error);
     node.blockman = std::make_unique<BlockManager>(BlockManager::Options{
         .blocks_dir = net_dir / "blocks",
         .magic = params.MessageStart(),
         .max_blockfile_size = args.GetBoolArg("fastprune", false) ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
-        .index_cache_bytes = node.cache_sizes->block_tree_db});
+        .index_cache_bytes = node.cache_sizes->block_tree_db,
+        .xor_key = *xor_key});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
     BlockProcessorOptions options;
     options.prune_target_bytes = PruneTargetBytes(args);

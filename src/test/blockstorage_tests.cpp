@@ -815,4 +815,75 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     BOOST_CHECK_EQUAL(other->blocks, 0u);
 }
 
+BOOST_AUTO_TEST_CASE(obfuscated_block_and_undo_files)
+{
+    // Bitcoin Core's reference key; two blocks a file, so records start at
+    // offsets that are not multiples of 8.
+    const node::BlockFileXorKey key{std::byte{0x15}, std::byte{0x7b}, std::byte{0xe0}, std::byte{0x88},
+                                    std::byte{0x5b}, std::byte{0x75}, std::byte{0x92}, std::byte{0x4a}};
+    const auto xored_hex = [&](const std::string& plain_hex) {
+        auto bytes = *TryParseHex(plain_hex);
+        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] ^= static_cast<unsigned char>(key[i % 8]);
+        return HexStr(bytes);
+    };
+    const auto chain = MakeChain(5);
+    auto options = Options(2 * RecordSize(chain[0]) + 1);
+    options.xor_key = key;
+    std::vector<FlatFilePos> positions;
+    {
+        std::vector<CBlockIndex*> entries;
+        BlockManager blockman{options};
+        BOOST_REQUIRE(blockman.LoadBlockIndex());
+        std::map<int, std::string> expected_blk, expected_rev;
+        for (size_t i = 0; i < chain.size(); ++i) {
+            entries.push_back(AddAndSave(blockman, chain[i]));
+            const auto bytes = Serialized(chain[i]);
+            expected_blk[entries[i]->nFile] += std::string{REGTEST_MAGIC_HEX} + Le32Hex(bytes.size()) + HexStr(bytes);
+            if (i == 0) continue;
+            const auto undo = UndoBytes(5 + i, static_cast<unsigned char>(i));
+            BOOST_REQUIRE(blockman.WriteUndo(undo, *entries[i]));
+            const uint256 checksum = ExpectedUndoChecksum(chain[i].hashPrevBlock, undo);
+            expected_rev[entries[i]->nFile] += std::string{REGTEST_MAGIC_HEX} + Le32Hex(undo.size()) + HexStr(undo) +
+                                               HexStr(std::span{checksum.begin(), checksum.end()});
+        }
+        BOOST_CHECK_EQUAL(expected_blk.size(), 3u);
+        BOOST_REQUIRE_NE(entries[1]->nDataPos % 8, 0u);
+        for (const auto& [file, hex] : expected_blk) BOOST_CHECK_EQUAL(FileHex(blockman.BlockFilePath(file)), xored_hex(hex));
+        for (const auto& [file, hex] : expected_rev) BOOST_CHECK_EQUAL(FileHex(blockman.UndoFilePath(file)), xored_hex(hex));
+        for (size_t i = 0; i < chain.size(); ++i) {
+            CBlock read;
+            BOOST_REQUIRE(blockman.ReadBlock(read, *entries[i]));
+            BOOST_CHECK(read.GetHash() == chain[i].GetHash());
+            if (i > 0) BOOST_CHECK(*blockman.ReadUndo(*entries[i]) == UndoBytes(5 + i, static_cast<unsigned char>(i)));
+            positions.push_back(entries[i]->GetBlockPos());
+        }
+        BOOST_REQUIRE(blockman.WriteIndex());
+    }
+
+    // Scanning needs the key too.
+    size_t found = 0;
+    for (int file = 0; file < 3; ++file) {
+        const auto path = m_blocks_dir / fmt::format("blk{:05}.dat", file);
+        const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+            BOOST_REQUIRE_LT(found, positions.size());
+            BOOST_CHECK(block.GetHash() == chain[found].GetHash());
+            BOOST_CHECK(positions[found] == (FlatFilePos{file, static_cast<unsigned>(pos)}));
+            ++found;
+        }, key);
+        BOOST_CHECK_EQUAL(scan->skipped_bytes, 0u);
+        BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const CBlock&, uint64_t) {})->blocks, 0u);
+    }
+    BOOST_CHECK_EQUAL(found, chain.size());
+
+    // Without the key the same index points at bytes that are not records.
+    auto plain = Options(2 * RecordSize(chain[0]) + 1);
+    BlockManager blockman{plain};
+    BOOST_REQUIRE(blockman.LoadBlockIndex());
+    CBlock read;
+    logging::StartCapture();
+    BOOST_CHECK(!blockman.ReadBlock(read, *blockman.LookupBlockIndex(chain[3].GetHash())));
+    BOOST_CHECK(logging::StopCapture().find("blk00001.dat:" + std::to_string(positions[3].nPos) + ": wrong network magic") !=
+                std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
