@@ -39,6 +39,15 @@ bool ReadXored(std::FILE* file, uint64_t pos, std::span<std::byte> out, const Bl
 // error set, when it cannot be read or is not 8 bytes long. Only reads.
 std::optional<BlockFileXorKey> ReadXorKey(const std::filesystem::path& blocks_dir, std::string& error);
 
+// The key for blocks_dir, chosen as Bitcoin Core chooses it: the one in
+// xor.dat when there is one; otherwise a new key, written to xor.dat (and
+// synced) before any block file: random when use_xor and blocks_dir is new
+// or empty, all zeros when it already holds files (they are plain) or
+// without use_xor. nullopt, with error set, when xor.dat cannot be read or
+// written, or when use_xor is false but the stored key is not all zeros
+// (the files written with it would become unreadable).
+std::optional<BlockFileXorKey> LoadOrCreateXorKey(const std::filesystem::path& blocks_dir, bool use_xor, std::string& error);
+
 } // namespace node
 
 #endif // COINSDB_NODE_BLOCKSTORAGE_XOR_H

@@ -270,7 +270,7 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
     std::string error;
-    const auto xor_key = ReadXorKey(net_dir / "blocks", error);
+    const auto xor_key = LoadOrCreateXorKey(net_dir / "blocks", args.GetBoolArg("blocksxor", true), error);
     if (!xor_key) throw InitError(error);
     node.blockman = std::make_unique<BlockManager>(BlockManager::Options{
         .blocks_dir = net_dir / "blocks",

@@ -190,6 +190,85 @@ BOOST_AUTO_TEST_CASE(read_xor_key_file)
     }
 }
 
+BOOST_AUTO_TEST_CASE(load_or_create_key)
+{
+    enum class Want { RANDOM, ZEROS, STORED, ERROR };
+    struct Case {
+        std::vector<std::string> entries; // in the blocks dir before; "-" for no blocks dir at all
+        std::optional<std::string> stored;
+        bool use_xor;
+        Want want;
+    };
+    // clang-format off
+    const std::vector<Case> cases{
+        // blocks dir holds              xor.dat               -blocksxor  key
+        {{"-"},                          std::nullopt,         true,       Want::RANDOM},
+        {{},                             std::nullopt,         true,       Want::RANDOM},
+        {{"blk00000.dat"},               std::nullopt,         true,       Want::ZEROS},
+        {{"index/"},                     std::nullopt,         true,       Want::ZEROS},
+        {{"-"},                          std::nullopt,         false,      Want::ZEROS},
+        {{},                             std::nullopt,         false,      Want::ZEROS},
+        {{"blk00000.dat"},               "157be0885b75924a",   true,       Want::STORED},
+        {{"blk00000.dat"},               "157be0885b75924a",   false,      Want::ERROR},
+        {{"blk00000.dat"},               "0000000000000000",   false,      Want::STORED},
+        {{},                             "0000000000000000",   true,       Want::STORED},
+        {{},                             "157be0885b7592",     true,       Want::ERROR},
+    };
+    // clang-format on
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const auto& c = cases[i];
+        const auto blocks_dir = m_path / ("blocks" + std::to_string(i));
+        if (c.entries != std::vector<std::string>{"-"}) std::filesystem::create_directories(blocks_dir);
+        for (const auto& entry : c.entries) {
+            if (entry == "-") continue;
+            if (entry.ends_with('/')) {
+                std::filesystem::create_directories(blocks_dir / entry);
+            } else {
+                WriteFile(blocks_dir / entry, Bytes("00"));
+            }
+        }
+        if (c.stored) WriteFile(blocks_dir / node::XOR_KEY_FILE, Bytes(*c.stored));
+
+        std::string error;
+        const auto key = node::LoadOrCreateXorKey(blocks_dir, c.use_xor, error);
+        if (c.want == Want::ERROR) {
+            BOOST_CHECK_MESSAGE(!key, "case " << i);
+            BOOST_CHECK_MESSAGE(ReadWholeFile(blocks_dir / node::XOR_KEY_FILE) == Bytes(*c.stored), "case " << i << ": xor.dat changed");
+            continue;
+        }
+        BOOST_REQUIRE_MESSAGE(key, "case " << i << ": " << error);
+        // The key in use is the one in xor.dat, always.
+        BOOST_CHECK_MESSAGE(ReadWholeFile(blocks_dir / node::XOR_KEY_FILE) == std::vector<std::byte>(key->begin(), key->end()), "case " << i);
+        switch (c.want) {
+        case Want::RANDOM: BOOST_CHECK_MESSAGE(!node::IsNullXorKey(*key), "case " << i); break;
+        case Want::ZEROS: BOOST_CHECK_MESSAGE(node::IsNullXorKey(*key), "case " << i); break;
+        case Want::STORED: BOOST_CHECK_MESSAGE(HexStr(*key) == *c.stored, "case " << i); break;
+        case Want::ERROR: break;
+        }
+        // A second start finds the same key.
+        const auto again = node::LoadOrCreateXorKey(blocks_dir, c.use_xor, error);
+        BOOST_CHECK_MESSAGE(again && *again == *key, "case " << i);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(disabling_a_stored_key_is_refused)
+{
+    WriteFile(m_path / node::XOR_KEY_FILE, Bytes("157be0885b75924a"));
+    std::string error;
+    BOOST_CHECK(!node::LoadOrCreateXorKey(m_path, /*use_xor=*/false, error));
+    BOOST_CHECK_EQUAL(error, "The blocksdir XOR-key can not be disabled when a random key was already stored! Stored key: "
+                             "'157be0885b75924a', stored path: '" + (m_path / "xor.dat").string() + "'.");
+}
+
+BOOST_AUTO_TEST_CASE(two_new_keys_differ)
+{
+    std::string error;
+    const auto first = node::LoadOrCreateXorKey(m_path / "a", /*use_xor=*/true, error);
+    const auto second = node::LoadOrCreateXorKey(m_path / "b", /*use_xor=*/true, error);
+    BOOST_REQUIRE(first && second);
+    BOOST_CHECK(*first != *second);
+}
+
 BOOST_AUTO_TEST_CASE(core_obfuscated_block_file)
 {
     const auto root = VectorsRoot();
