@@ -33,6 +33,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + "). The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts, size_in_mib);
     args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", non_negative);
     args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified", F::NONE, opts);
+    args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
     args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks", F::NONE, opts);
     args.AddArg("-blocksxor", "Whether blk/rev files are stored XORed with the key in blocks/xor.dat, as Bitcoin Core stores them. A new key is random for a new, empty blocks directory and all zeros (plain files) for one that already holds files or with -blocksxor=0; a stored non-zero key cannot be disabled (default: 1)", F::NONE, opts);
     // At most what a byte count in an int64_t can hold.
@@ -87,7 +88,7 @@ void SetupServerArgs(ArgsManager& args)
     for (const char* name : {"-txindex", "-blockfilterindex=<type>", "-coinstatsindex", "-peerblockfilters"}) {
         args.AddIgnoredArg(name, "no indexes");
     }
-    for (const char* name : {"-reindex", "-assumevalid=<hex>", "-blocksdir=<dir>", "-par=<n>",
+    for (const char* name : {"-assumevalid=<hex>", "-blocksdir=<dir>", "-par=<n>",
                              "-checkblocks=<n>", "-checklevel=<n>"}) {
         args.AddIgnoredArg(name, "blocks are replayed for their UTXO changes only");
     }

@@ -124,7 +124,7 @@ void BlockProcessor::RollForwardCrashedFlush(const std::vector<uint256>& heads)
     LogInfo("Replay: finished at {} ({})", target->hash.GetHex(), target->nHeight);
 }
 
-bool BlockProcessor::AcceptBlock(const CBlock& block)
+bool BlockProcessor::AcceptBlock(const CBlock& block, const std::optional<FlatFilePos>& stored_at)
 {
     const uint256 hash = block.GetHash();
     if (CBlockIndex* known = m_blockman.LookupBlockIndex(hash); known && (known->nStatus & BLOCK_HAVE_DATA)) return true;
@@ -146,7 +146,11 @@ bool BlockProcessor::AcceptBlock(const CBlock& block)
         LogError("AcceptBlock: block {} builds on an invalid block", hash.GetHex());
         return false;
     }
-    if (m_blockman.SaveBlock(block, *index).IsNull()) throw std::runtime_error("Failed to write block " + hash.GetHex());
+    if (stored_at) {
+        m_blockman.SetBlockStored(block, *index, *stored_at);
+    } else if (m_blockman.SaveBlock(block, *index).IsNull()) {
+        throw std::runtime_error("Failed to write block " + hash.GetHex());
+    }
     index->RaiseValidity(BLOCK_VALID_TRANSACTIONS);
     m_blockman.SetDirty(*index);
     if (!index->pprev || m_linked.contains(index->pprev)) {
@@ -159,19 +163,20 @@ bool BlockProcessor::AcceptBlock(const CBlock& block)
     return true;
 }
 
-bool BlockProcessor::ProcessBlock(const CBlock& first)
+bool BlockProcessor::ProcessBlock(const CBlock& first, std::optional<FlatFilePos> stored_at)
 {
     bool all_ok = true;
-    std::vector<std::shared_ptr<const CBlock>> todo{std::make_shared<const CBlock>(first)};
+    std::vector<WaitingBlock> todo{{std::make_shared<const CBlock>(first), stored_at}};
     while (!todo.empty()) {
-        auto block = todo.back();
+        auto next = todo.back();
         todo.pop_back();
-        if (!block->hashPrevBlock.IsNull() && !m_blockman.LookupBlockIndex(block->hashPrevBlock)) {
-            m_waiting.emplace(block->hashPrevBlock, block);
+        const CBlock& block = *next.block;
+        if (!block.hashPrevBlock.IsNull() && !m_blockman.LookupBlockIndex(block.hashPrevBlock)) {
+            m_waiting.emplace(block.hashPrevBlock, std::move(next));
             continue;
         }
-        all_ok &= AcceptBlock(*block);
-        const uint256 hash = block->GetHash();
+        all_ok &= AcceptBlock(block, next.stored_at);
+        const uint256 hash = block.GetHash();
         auto [begin, end] = m_waiting.equal_range(hash);
         for (auto it = begin; it != end; ++it) todo.push_back(it->second);
         m_waiting.erase(begin, end);
@@ -300,6 +305,26 @@ void BlockProcessor::ImportFile(const std::filesystem::path& path)
     }
     LogInfo("Loaded {} blocks from external file {} ({} bytes skipped)", scan->blocks, path.string(), scan->skipped_bytes);
     if (!m_waiting.empty()) LogInfo("{} blocks wait for a parent that has not been seen", m_waiting.size());
+}
+
+size_t BlockProcessor::ReindexBlockFiles()
+{
+    size_t found = 0;
+    for (int file = 0; !m_shutdown; ++file) {
+        const auto path = m_blockman.BlockFilePath(file);
+        if (!std::filesystem::exists(path)) break;
+        LogInfo("Reindexing block file blk{:05}.dat...", file);
+        const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const CBlock& block, uint64_t data_pos) {
+            if (m_shutdown) return;
+            std::lock_guard lock{m_mutex};
+            ProcessBlock(block, FlatFilePos{file, static_cast<unsigned int>(data_pos)});
+        }, m_blockman.XorKey());
+        if (!scan) throw std::runtime_error("Cannot read " + path.string());
+        found += scan->blocks;
+        LogInfo("Loaded {} blocks from blk{:05}.dat ({} bytes skipped)", scan->blocks, file, scan->skipped_bytes);
+    }
+    LogInfo("Reindexing finished: {} blocks{}", found, m_waiting.empty() ? "" : fmt::format(", {} without a parent", m_waiting.size()));
+    return found;
 }
 
 void BlockProcessor::PruneIfNeeded()

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -49,12 +50,18 @@ public:
     void LoadChain();
 
     // Checks and stores a block; a block whose parent is not known yet
-    // waits until it is. Returns false for an invalid block (logged).
-    bool ProcessBlock(const CBlock& block);
+    // waits until it is. stored_at: the block is already in a blk file
+    // there (-reindex) and is indexed, not written. Returns false for an
+    // invalid block (logged).
+    bool ProcessBlock(const CBlock& block, std::optional<FlatFilePos> stored_at = std::nullopt);
     // Moves the chainstate to the most-work chain of stored blocks.
     void ActivateBestChain();
     // Reads a blk-format file block by block (-loadblock).
     void ImportFile(const std::filesystem::path& path);
+    // -reindex, on a wiped block index: indexes the blocks of blk00000.dat,
+    // blk00001.dat, ... where they are, up to the first missing file. Does
+    // not connect them (ActivateBestChain does). Returns the blocks found.
+    size_t ReindexBlockFiles();
 
     void FlushStateToDisk(FlushMode mode);
 
@@ -68,7 +75,7 @@ private:
     bool DisconnectTip();
     // The stored, valid chain end with the most work, or nullptr.
     CBlockIndex* FindMostWorkChain() const;
-    bool AcceptBlock(const CBlock& block);
+    bool AcceptBlock(const CBlock& block, const std::optional<FlatFilePos>& stored_at);
     void MarkLinked(CBlockIndex& index);
     void InvalidBlockFound(CBlockIndex& index, const std::string& reason);
     void RollForwardCrashedFlush(const std::vector<uint256>& heads);
@@ -83,8 +90,13 @@ private:
     std::recursive_mutex& m_mutex;
 
     CChain m_chain;
-    // Blocks whose parent has not arrived, by parent hash.
-    std::multimap<uint256, std::shared_ptr<const CBlock>> m_waiting;
+    // Blocks whose parent has not arrived, by parent hash, with where they
+    // are stored already (-reindex).
+    struct WaitingBlock {
+        std::shared_ptr<const CBlock> block;
+        std::optional<FlatFilePos> stored_at;
+    };
+    std::multimap<uint256, WaitingBlock> m_waiting;
     // Stored blocks whose every ancestor is stored too: the only ones a
     // chain can be built from. Ordered by work, then arrival.
     struct MoreWork {

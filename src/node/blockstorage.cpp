@@ -242,6 +242,27 @@ FlatFilePos BlockManager::SaveBlock(const CBlock& block, CBlockIndex& index)
     return index.GetBlockPos();
 }
 
+void BlockManager::SetBlockStored(const CBlock& block, CBlockIndex& index, const FlatFilePos& pos)
+{
+    if (block.GetHash() != index.hash) throw std::logic_error("SetBlockStored: the block is not the index entry's");
+    if (pos.nFile < 0 || pos.nPos < STORAGE_HEADER_BYTES) throw std::logic_error("SetBlockStored: no record can start there");
+    if (index.nStatus & BLOCK_HAVE_DATA) return;
+    const uint64_t record_end = uint64_t{pos.nPos} + GetSerializeSize(block);
+    if (record_end > UINT32_MAX) throw std::logic_error("SetBlockStored: the record ends beyond 32-bit positions");
+
+    if (m_blockfile_info.size() <= static_cast<size_t>(pos.nFile)) m_blockfile_info.resize(pos.nFile + 1);
+    CBlockFileInfo& info = m_blockfile_info[pos.nFile];
+    info.nSize = std::max(info.nSize, static_cast<unsigned int>(record_end));
+    info.AddBlock(static_cast<unsigned int>(index.nHeight), block.nTime);
+    m_dirty_fileinfo.insert(pos.nFile);
+    m_last_blockfile = std::max(m_last_blockfile, pos.nFile);
+    index.nTx = static_cast<unsigned int>(block.vtx.size());
+    index.nFile = pos.nFile;
+    index.nDataPos = pos.nPos;
+    index.nStatus |= BLOCK_HAVE_DATA;
+    SetDirty(index);
+}
+
 bool BlockManager::ReadBlock(CBlock& block, const CBlockIndex& index) const
 {
     if (!(index.nStatus & BLOCK_HAVE_DATA)) {

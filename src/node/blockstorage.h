@@ -242,6 +242,13 @@ public:
     // null position (logged) on an I/O failure. Throws std::logic_error when
     // the block is not the entry's.
     FlatFilePos SaveBlock(const CBlock& block, CBlockIndex& index);
+    // For -reindex: records that the block is already stored at pos (the
+    // offset of its first byte in blk pos.nFile), as SaveBlock does after
+    // writing it, without writing anything; the file's info grows to cover
+    // the record, and later blocks are appended after the last one. A block
+    // already stored keeps its first position. Throws std::logic_error when
+    // the block is not the entry's or pos cannot hold a record.
+    void SetBlockStored(const CBlock& block, CBlockIndex& index, const FlatFilePos& pos);
     // False (logged) when the data is missing, unreadable or not this block.
     bool ReadBlock(CBlock& block, const CBlockIndex& index) const;
 
@@ -277,6 +284,7 @@ public:
     bool IsPruned() const { return m_have_pruned; }
 
     int LastBlockFile() const { return m_last_blockfile; }
+    const BlockFileXorKey& XorKey() const { return m_options.xor_key; }
     // nullptr for a file number never used.
     const CBlockFileInfo* GetBlockFileInfo(int file) const;
     std::filesystem::path BlockFilePath(int file) const;

@@ -264,7 +264,7 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     Chainstate& active = node.chainman->Active();
     if (active.Snapshot()) {
         if (args.IsArgSet("loadblock") || args.GetBoolArg("reindex-chainstate", false)) {
-            LogWarning("A snapshot chainstate is active: -loadblock and -reindex-chainstate are ignored");
+            LogWarning("A snapshot chainstate is active: -loadblock, -reindex and -reindex-chainstate are ignored");
         }
         return;
     }
@@ -277,7 +277,8 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
         .magic = params.MessageStart(),
         .max_blockfile_size = args.GetBoolArg("fastprune", false) ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
         .index_cache_bytes = node.cache_sizes->block_tree_db,
-        .xor_key = *xor_key});
+        .xor_key = *xor_key,
+        .wipe_index = args.GetBoolArg("reindex", false)});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
     BlockProcessorOptions options;
     options.prune_target_bytes = PruneTargetBytes(args);
@@ -289,9 +290,11 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     node.processor->LoadChain();
 }
 
-// Upstream's ThreadImport: -reindex-chainstate, then each -loadblock file.
+// Upstream's ThreadImport: -reindex or -reindex-chainstate, then each
+// -loadblock file.
 void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reindex_chainstate)
 {
+    if (node.args->GetBoolArg("reindex", false)) node.processor->ReindexBlockFiles();
     if (reindex_chainstate) {
         std::lock_guard lock{node.chainman->Mutex()};
         LogInfo("Reindexing the chainstate from stored blocks...");
@@ -494,6 +497,9 @@ int AppMain(int argc, char* argv[])
         CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
         const auto net_dir = datadir / params.DataDirName();
         CheckDataDirIsOurs(args, datadir);
+        // -reindex rebuilds the block index, so the chainstate must go too:
+        // its best block would not be in the new index until the scan ends.
+        if (args.GetBoolArg("reindex", false)) args.ForceSetArg("reindex-chainstate", "1");
         std::filesystem::create_directories(net_dir);
         if (!MarkNewChainDir(net_dir, error)) throw InitError(error);
 

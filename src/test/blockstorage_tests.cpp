@@ -471,6 +471,64 @@ BOOST_AUTO_TEST_CASE(wipe_index)
     BOOST_CHECK(std::filesystem::exists(blockman.BlockFilePath(0)));
 }
 
+BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
+{
+    const node::BlockFileXorKey key{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4},
+                                    std::byte{5}, std::byte{6}, std::byte{7}, std::byte{8}};
+    const auto chain = MakeChain(5);
+    auto options = Options(2 * RecordSize(chain[0]) + 1);
+    options.xor_key = key;
+    std::vector<FlatFilePos> positions;
+    std::vector<CBlockFileInfo> infos;
+    {
+        BlockManager blockman{options};
+        for (const CBlock& block : chain) positions.push_back(AddAndSave(blockman, block)->GetBlockPos());
+        for (int file = 0; file <= blockman.LastBlockFile(); ++file) infos.push_back(*blockman.GetBlockFileInfo(file));
+        BOOST_REQUIRE(blockman.WriteIndex());
+    }
+    const auto blk_before = FileHex(m_blocks_dir / "blk00001.dat");
+
+    options.wipe_index = true;
+    BlockManager blockman{options};
+    BOOST_REQUIRE(blockman.LoadBlockIndex());
+    for (int file = 0; file < 3; ++file) {
+        BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+            CBlockIndex* index = blockman.AddToBlockIndex(block);
+            BOOST_REQUIRE(index);
+            blockman.SetBlockStored(block, *index, {file, static_cast<unsigned int>(pos)});
+        }, key);
+    }
+    // The same positions and file infos as when the blocks were written,
+    // and not a byte written.
+    for (size_t i = 0; i < chain.size(); ++i) {
+        const CBlockIndex* index = blockman.LookupBlockIndex(chain[i].GetHash());
+        BOOST_REQUIRE(index);
+        BOOST_CHECK(index->GetBlockPos() == positions[i]);
+        BOOST_CHECK_EQUAL(index->nStatus, BLOCK_VALID_TREE | BLOCK_HAVE_DATA);
+        CBlock read;
+        BOOST_CHECK(blockman.ReadBlock(read, *index));
+    }
+    BOOST_CHECK_EQUAL(blockman.LastBlockFile(), 2);
+    for (int file = 0; file < 3; ++file) BOOST_CHECK(*blockman.GetBlockFileInfo(file) == infos[file]);
+    BOOST_CHECK_EQUAL(FileHex(m_blocks_dir / "blk00001.dat"), blk_before);
+
+    // Found a second time, a block keeps its first position.
+    CBlockIndex* first = blockman.LookupBlockIndex(chain[0].GetHash());
+    blockman.SetBlockStored(chain[0], *first, {2, positions[4].nPos});
+    BOOST_CHECK(first->GetBlockPos() == positions[0]);
+    BOOST_CHECK(*blockman.GetBlockFileInfo(2) == infos[2]);
+    BOOST_CHECK_THROW(blockman.SetBlockStored(chain[1], *first, positions[1]), std::logic_error);
+    BOOST_CHECK_THROW(blockman.SetBlockStored(chain[0], *first, {0, 7}), std::logic_error);
+
+    // The next block goes after the last record, with the same key.
+    const CBlock next = MakeBlock(chain.back().GetHash(), 77);
+    CBlockIndex* added = AddAndSave(blockman, next);
+    BOOST_CHECK(added->GetBlockPos() == (FlatFilePos{2, infos[2].nSize + node::STORAGE_HEADER_BYTES}));
+    size_t in_last_file = 0;
+    BlockManager::ReadBlockFile(blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const CBlock&, uint64_t) { ++in_last_file; }, key);
+    BOOST_CHECK_EQUAL(in_last_file, 2u);
+}
+
 BOOST_AUTO_TEST_CASE(load_rejects_inconsistent_index)
 {
     const auto chain = MakeChain(3);
