@@ -3,6 +3,7 @@
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
 #include <node/args_setup.h>
+#include <node/blockstorage_check.h>
 #include <node/blockstorage_xor.h>
 #include <node/caches.h>
 #include <node/chainstate.h>
@@ -461,6 +462,17 @@ void CheckDataDirIsOurs(const ArgsManager& args, const std::filesystem::path& da
     std::cerr << std::endl;
 }
 
+// Both reindex options wipe before they rebuild: make sure first that what
+// they rebuild from can be read.
+void CheckReindexSource(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+{
+    if (!args.GetBoolArg("reindex-chainstate", false)) return;
+    const auto problem = CheckFirstBlockFile(net_dir / "blocks", params);
+    if (!problem) return;
+    const char* option = args.GetBoolArg("reindex", false) ? "-reindex" : "-reindex-chainstate";
+    throw InitError(fmt::format("{}: cannot read the block files to rebuild from ({}); nothing was wiped", option, *problem));
+}
+
 } // namespace
 
 int AppMain(int argc, char* argv[])
@@ -500,6 +512,7 @@ int AppMain(int argc, char* argv[])
         // -reindex rebuilds the block index, so the chainstate must go too:
         // its best block would not be in the new index until the scan ends.
         if (args.GetBoolArg("reindex", false)) args.ForceSetArg("reindex-chainstate", "1");
+        CheckReindexSource(args, net_dir, params);
         std::filesystem::create_directories(net_dir);
         if (!MarkNewChainDir(net_dir, error)) throw InitError(error);
 
