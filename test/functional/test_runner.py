@@ -28,6 +28,7 @@ ALL_TESTS = [
     "feature_pruning.py",
     "feature_flush.py",
     "feature_loadblock.py",
+    "feature_blocksxor.py",
     "feature_shutdown.py",
     "feature_foreign_datadir.py",
     "feature_config_args.py",
