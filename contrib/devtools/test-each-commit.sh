@@ -13,6 +13,11 @@ trap 'git -C "$top" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || t
 git -C "$top" worktree add --detach "$scratch/tree" >/dev/null 2>&1
 # The tests look for ../shared beside the tree; point them at this one's.
 export COINSDB_VECTORS=${COINSDB_VECTORS:-$(cd "$top/.." && pwd)/shared/vectors}
+if [ -z "${COINSDB_CORE_DATADIR:-}" ]; then
+  for template in "$top"/../shared/reference/bitcoin-core-*/template/datadir; do
+    [ -d "$template" ] && export COINSDB_CORE_DATADIR=$template
+  done
+fi
 
 for commit in $(git -C "$top" rev-list --reverse "$range"); do
   echo "=== $(git -C "$top" log -1 --format='%h %s' "$commit")"
