@@ -231,6 +231,10 @@ void CCoinsViewCache::Flush()
     // nodes go back to the pool and the bucket array stays, so refilling
     // the cache neither allocates nor rehashes its way up again.
     m_cache_coins.clear();
+    // With every node back, the refill can take them in address order
+    // again, so that the next flush walks memory sequentially. A map small
+    // enough to keep its bucket array in the pool is not worth it.
+    if (m_cache_coins_memory_resource.PooledBytesInUse() == 0) m_cache_coins_memory_resource.Rewind();
     m_cached_coins_usage = 0;
 }
 

@@ -1,6 +1,7 @@
 // PoolResource and PoolAllocator: blocks of one size are recycled, not
 // returned to the system; sizes round up to the alignment; large or
-// over-aligned requests bypass the pool; a map on the allocator gives
+// over-aligned requests bypass the pool; a rewound pool hands blocks out in
+// address order again; a map on the allocator gives
 // every node back when cleared and refills from the same chunks.
 
 #include <util/pool.h>
@@ -57,6 +58,20 @@ BOOST_AUTO_TEST_CASE(freed_blocks_are_reused_before_new_memory)
     void* other_size = pool.Allocate(40, 8);
     BOOST_CHECK_NE(other_size, extra);
     BOOST_CHECK_EQUAL(pool.PooledBytesInUse(), 42U * 24 + 40);
+}
+
+BOOST_AUTO_TEST_CASE(rewind_hands_out_blocks_in_address_order_again)
+{
+    PoolResource<64, 8> pool{/*chunk_bytes=*/1024};
+    std::vector<void*> first;
+    for (int i = 0; i < 100; ++i) first.push_back(pool.Allocate(24, 8));
+    BOOST_CHECK_EQUAL(pool.ChunkBytes(), 3U * 1024);
+    // Freed in a scrambled order, as a hash map clears.
+    for (size_t i = 0; i < first.size(); ++i) pool.Deallocate(first[(i * 37) % first.size()], 24, 8);
+    pool.Rewind();
+    for (int i = 0; i < 100; ++i) BOOST_CHECK_EQUAL(pool.Allocate(24, 8), first[i]);
+    // The same chunks, none new.
+    BOOST_CHECK_EQUAL(pool.ChunkBytes(), 3U * 1024);
 }
 
 BOOST_AUTO_TEST_CASE(large_requests_bypass_the_pool)

@@ -15,6 +15,7 @@
 // Requests larger than MAX_BLOCK_BYTES (the map's bucket array) or more
 // aligned than ALIGN go to the global operator new.
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <memory>
@@ -65,6 +66,21 @@ public:
         m_free[cls] = new (p) FreeBlock{m_free[cls]};
     }
 
+    // Starts carving blocks from the first chunk again, forgetting the free
+    // lists; the chunks stay. Only when no block is in use. Blocks freed
+    // one by one go on the free lists in whatever order they were freed
+    // (for a cleared hash map: bucket order, i.e. random), and handing
+    // them out again in that order scatters the next nodes, which a later
+    // walk in allocation order then pays for in cache misses.
+    void Rewind()
+    {
+        assert(m_pooled_bytes_in_use == 0);
+        std::fill(std::begin(m_free), std::end(m_free), nullptr);
+        m_next_chunk = 0;
+        m_chunk_cursor = nullptr;
+        m_chunk_left = 0;
+    }
+
     // Bytes of the blocks handed out and not yet returned.
     size_t PooledBytesInUse() const { return m_pooled_bytes_in_use; }
     // Bytes of every chunk taken from the system.
@@ -88,13 +104,17 @@ private:
     {
         // The tail of the old chunk is too small for this block; it stays
         // unused rather than being split into free lists of other sizes.
-        m_chunks.emplace_back(static_cast<std::byte*>(::operator new(m_chunk_bytes, std::align_val_t{ALIGN})));
-        m_chunk_cursor = m_chunks.back().get();
+        if (m_next_chunk == m_chunks.size()) {
+            m_chunks.emplace_back(static_cast<std::byte*>(::operator new(m_chunk_bytes, std::align_val_t{ALIGN})));
+        }
+        m_chunk_cursor = m_chunks[m_next_chunk++].get();
         m_chunk_left = m_chunk_bytes;
     }
 
     const size_t m_chunk_bytes;
     std::vector<std::unique_ptr<std::byte, ChunkDeleter>> m_chunks;
+    // The chunk NewChunk() carves next: chunks before it are in use.
+    size_t m_next_chunk{0};
     std::byte* m_chunk_cursor{nullptr};
     size_t m_chunk_left{0};
     FreeBlock* m_free[MAX_BLOCK_BYTES / ALIGN]{};
