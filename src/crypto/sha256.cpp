@@ -14,6 +14,17 @@ void Check(int ok, const char* what)
 {
     if (ok != 1) throw std::runtime_error(std::string{"OpenSSL SHA-256 failure in "} + what);
 }
+
+// The provider's SHA-256, fetched once. Handing EVP_DigestInit_ex the
+// legacy EVP_sha256() makes OpenSSL 3 look the implementation up again on
+// every init, behind a read-write lock: with a txid, a merkle node or a
+// block hash per init, that lookup cost block replay more than the hashing.
+const EVP_MD* FetchedSha256()
+{
+    static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (!md) throw std::runtime_error("OpenSSL SHA-256 failure in EVP_MD_fetch");
+    return md;
+}
 } // namespace
 
 CSHA256::CSHA256() : m_impl{std::make_unique<Impl>()}
@@ -41,7 +52,7 @@ void CSHA256::Finalize(std::span<unsigned char, OUTPUT_SIZE> out)
 
 CSHA256& CSHA256::Reset()
 {
-    Check(EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr), "EVP_DigestInit_ex");
+    Check(EVP_DigestInit_ex(m_impl->ctx, FetchedSha256(), nullptr), "EVP_DigestInit_ex");
     return *this;
 }
 
