@@ -78,15 +78,17 @@ public:
 static_assert(sizeof(Coin) == 56);
 
 // Hashes outpoints for the cache map with a per-process random key, so that
-// nobody can craft txids that all land in one bucket. noexcept keeps
-// libstdc++ from storing the hash in every node (see memusage.h).
+// nobody can craft txids that all land in one bucket. Deliberately not
+// noexcept: libstdc++ then keeps each node's hash code (8 bytes, see
+// memusage.h), and a lookup walking a bucket compares codes instead of
+// re-running SipHash on every node it passes and memcmp'ing its txid.
 class SaltedOutpointHasher
 {
 public:
     // deterministic: fixed key for reproducible tests and benchmarks.
     explicit SaltedOutpointHasher(bool deterministic = false);
 
-    size_t operator()(const COutPoint& outpoint) const noexcept
+    size_t operator()(const COutPoint& outpoint) const
     {
         return static_cast<size_t>(SipHashUint256Extra(m_k0, m_k1, outpoint.hash.data(), outpoint.n));
     }
@@ -213,7 +215,7 @@ inline void CCoinsCacheEntry::SetClean()
 // the refill instead of to malloc.
 inline constexpr size_t COINS_MAP_NODE_ALIGN = alignof(void*);
 inline constexpr size_t COINS_MAP_MAX_BLOCK_BYTES =
-    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
+    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
 using CCoinsMapMemoryResource = PoolResource<COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>;
 using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher, std::equal_to<COutPoint>,
                                      PoolAllocator<CoinsCachePair, COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>>;

@@ -5,6 +5,7 @@
 #include <util/pool.h>
 
 #include <cstddef>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -35,16 +36,19 @@ size_t DynamicUsage(const prevector<N, T>& v)
 // libstdc++ keeps each element in its own node behind a singly linked next
 // pointer (no cached hash code when the hasher is noexcept), plus one
 // pointer per bucket.
-template <typename K, typename V>
+template <typename K, typename V, typename H = std::hash<K>>
 constexpr size_t UnorderedNodeSize()
 {
-    return sizeof(void*) + sizeof(std::pair<const K, V>);
+    // libstdc++ stores each node's hash code too when the hasher may throw
+    // (it assumes every other hasher worth caching for is one that may).
+    constexpr bool code_cached = !std::is_nothrow_invocable_v<const H&, const K&>;
+    return sizeof(void*) + sizeof(std::pair<const K, V>) + (code_cached ? sizeof(size_t) : 0);
 }
 
 template <typename K, typename V, typename H, typename E, typename A>
 size_t DynamicUsage(const std::unordered_map<K, V, H, E, A>& m)
 {
-    return MallocUsage(UnorderedNodeSize<K, V>()) * m.size() + MallocUsage(sizeof(void*) * m.bucket_count());
+    return MallocUsage(UnorderedNodeSize<K, V, H>()) * m.size() + MallocUsage(sizeof(void*) * m.bucket_count());
 }
 
 // With nodes from a PoolResource: each node costs its pool block and no
@@ -56,7 +60,7 @@ size_t DynamicUsage(const std::unordered_map<K, V, H, E, PoolAllocator<std::pair
     using Resource = PoolResource<MAX_BLOCK_BYTES, ALIGN>;
     const size_t bucket_bytes = sizeof(void*) * m.bucket_count();
     const size_t buckets = Resource::IsPooled(bucket_bytes, alignof(void*)) ? Resource::BlockBytesFor(bucket_bytes) : MallocUsage(bucket_bytes);
-    return Resource::BlockBytesFor(UnorderedNodeSize<K, V>()) * m.size() + buckets;
+    return Resource::BlockBytesFor(UnorderedNodeSize<K, V, H>()) * m.size() + buckets;
 }
 
 } // namespace memusage
