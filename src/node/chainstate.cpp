@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <optional>
 
@@ -62,12 +63,17 @@ std::optional<SnapshotBase> ReadSnapshotBaseFiles(const std::filesystem::path& d
     return base;
 }
 
-// Upstream's FlushSnapshotToDisk, with its log lines.
+// Upstream's FlushSnapshotToDisk, with its log lines. "completed" only
+// once the flush did: a LogTimer would also log it while a failed flush
+// unwinds, right after the error, as if the write had gone through.
 void FlushSnapshotToDisk(Chainstate& chainstate, bool snapshot_loaded)
 {
-    LogTimer timer{"FlushSnapshotToDisk", fmt::format("{} ({:.2f} MB)", snapshot_loaded ? "saving snapshot chainstate" : "flushing coins cache",
-                                                      InMB(chainstate.CoinsTip().DynamicMemoryUsage()))};
+    const auto start = std::chrono::steady_clock::now();
+    LogInfo("FlushSnapshotToDisk: {} ({:.2f} MB) started", snapshot_loaded ? "saving snapshot chainstate" : "flushing coins cache",
+            InMB(chainstate.CoinsTip().DynamicMemoryUsage()));
     chainstate.Flush();
+    LogInfo("FlushSnapshotToDisk: completed ({:.2f}ms)",
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 } // namespace
