@@ -60,6 +60,11 @@ class BitcoinTestFramework:
     def run_test(self):
         raise NotImplementedError
 
+    def cleanup(self):
+        """Undoes what the test set up outside its nodes (a mount, say).
+        Runs once every node has stopped, pass or fail, before the test
+        directory is removed."""
+
     # Running ------------------------------------------------------------------
 
     def parse_args(self):
@@ -121,11 +126,17 @@ class BitcoinTestFramework:
                 self.log.exception("Could not stop node %d", node.index)
                 node.kill_process()
                 status = TEST_EXIT_FAILED
+        if status == TEST_EXIT_FAILED:
+            self.print_debug_log_tails()
+        try:
+            self.cleanup()
+        except Exception:
+            self.log.exception("Cleanup failed")
+            status = TEST_EXIT_FAILED
         if status == TEST_EXIT_PASSED:
             self.log.info("Tests successful")
         elif status == TEST_EXIT_FAILED:
             self.log.error("Test failed. Test logging and datadirs kept in %s", self.options.tmpdir)
-            self.print_debug_log_tails()
         logging.shutdown()
         if status != TEST_EXIT_FAILED and not self.options.nocleanup:
             shutil.rmtree(self.options.tmpdir, ignore_errors=True)
