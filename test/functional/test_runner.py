@@ -29,6 +29,7 @@ ALL_TESTS = [
     "feature_flush.py",
     "feature_loadblock.py",
     "feature_blocksxor.py",
+    "feature_diskfull.py",
     "feature_shutdown.py",
     "feature_foreign_datadir.py",
     "feature_config_args.py",
