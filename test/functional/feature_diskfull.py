@@ -109,6 +109,9 @@ class DiskFullTest(BitcoinTestFramework):
         open(os.path.join(on_disk, "debug.log"), "wb").close()
         os.symlink(os.path.join(on_disk, "blocks"), os.path.join(node.net_dir, "blocks"))
         os.symlink(os.path.join(on_disk, "debug.log"), node.debug_log_path)
+        # blocks/ exists before the first start: mark the directory as
+        # coinsdb's own, as that start would, so it is not taken for Core's.
+        open(os.path.join(node.net_dir, "coinsdb_datadir"), "wb").close()
         return node
 
     def fill(self, node, leave):
