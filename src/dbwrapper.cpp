@@ -154,10 +154,91 @@ struct CDBWrapper::Impl {
     std::unique_ptr<leveldb::DB> db;
 };
 
+// A batch's records are staged as they come and handed to LevelDB sorted by
+// key when the batch is written: LevelDB inserts a batch record by record
+// into its memtable (a skip list) and later into sorted tables, and takes
+// coin-sized records several times faster in key order than in the random
+// order a cache flush produces (the order of first change). The sort is
+// stable, so a key written twice in one batch keeps its last value.
 struct CDBBatch::Impl {
+    enum class Type : uint8_t { PUT, DELETE };
+    // Each record: type, LE32 key length, LE32 value length, key, value.
+    static constexpr size_t RECORD_HEADER = 1 + 4 + 4;
+    // leveldb::WriteBatch's own header: sequence number and count.
+    static constexpr size_t LEVELDB_HEADER = 12;
+
+    std::vector<char> staged;
+    std::vector<size_t> offsets;
+    // What the LevelDB batch built from the staged records will take.
+    size_t leveldb_bytes{LEVELDB_HEADER};
     leveldb::WriteBatch batch;
-    // What Reserve() last sized the buffer for.
+    // What Reserve() last sized the buffers for.
     size_t reserved{0};
+
+    static size_t VarintBytes(size_t n)
+    {
+        size_t bytes = 1;
+        while (n >= 0x80) n >>= 7, ++bytes;
+        return bytes;
+    }
+
+    void Stage(Type type, std::span<const std::byte> key, std::span<const std::byte> value)
+    {
+        offsets.push_back(staged.size());
+        const uint32_t key_size = key.size(), value_size = value.size();
+        staged.push_back(static_cast<char>(type));
+        const auto* k = reinterpret_cast<const char*>(&key_size);
+        const auto* v = reinterpret_cast<const char*>(&value_size);
+        staged.insert(staged.end(), k, k + 4);
+        staged.insert(staged.end(), v, v + 4);
+        staged.insert(staged.end(), reinterpret_cast<const char*>(key.data()), reinterpret_cast<const char*>(key.data()) + key.size());
+        staged.insert(staged.end(), reinterpret_cast<const char*>(value.data()), reinterpret_cast<const char*>(value.data()) + value.size());
+        leveldb_bytes += 1 + VarintBytes(key_size) + key_size + (type == Type::PUT ? VarintBytes(value_size) + value_size : 0);
+    }
+
+    struct Record {
+        Type type;
+        leveldb::Slice key;
+        leveldb::Slice value;
+    };
+    Record At(size_t offset) const
+    {
+        const char* p = staged.data() + offset;
+        uint32_t key_size, value_size;
+        std::memcpy(&key_size, p + 1, 4);
+        std::memcpy(&value_size, p + 5, 4);
+        const char* key = p + RECORD_HEADER;
+        return {static_cast<Type>(p[0]), {key, key_size}, {key + key_size, value_size}};
+    }
+
+    // The LevelDB batch of the staged records, in key order.
+    leveldb::WriteBatch& Sorted()
+    {
+        // Equal keys keep their staging order: offsets grow with it.
+        const auto less = [this](size_t a, size_t b) {
+            const int c = At(a).key.compare(At(b).key);
+            return c < 0 || (c == 0 && a < b);
+        };
+        if (!std::ranges::is_sorted(offsets, less)) std::ranges::sort(offsets, less);
+        batch.Clear();
+        for (const size_t offset : offsets) {
+            const Record record = At(offset);
+            if (record.type == Type::PUT) {
+                batch.Put(record.key, record.value);
+            } else {
+                batch.Delete(record.key);
+            }
+        }
+        return batch;
+    }
+
+    void Clear()
+    {
+        staged.clear();
+        offsets.clear();
+        leveldb_bytes = LEVELDB_HEADER;
+        batch.Clear();
+    }
 };
 
 struct CDBIterator::Impl {
@@ -253,7 +334,7 @@ bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadI
 void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 {
     if (m_write_failure) throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
-    const leveldb::Status status = m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->batch);
+    const leveldb::Status status = m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Sorted());
     if (!status.ok()) m_write_failure = status.ToString();
     ThrowOnError(status, m_name);
 }
@@ -290,7 +371,7 @@ size_t CDBWrapper::DynamicMemoryUsage() const
 CDBBatch::CDBBatch(const CDBWrapper& parent) : m_parent{parent}, m_impl{std::make_unique<Impl>()} {}
 CDBBatch::~CDBBatch() = default;
 
-void CDBBatch::Clear() { m_impl->batch.Clear(); }
+void CDBBatch::Clear() { m_impl->Clear(); }
 
 void CDBBatch::Reserve(size_t bytes)
 {
@@ -306,21 +387,26 @@ void CDBBatch::Reserve(size_t bytes)
     sized->batch.Put(leveldb::Slice{}, leveldb::Slice{static_cast<const char*>(zeros), bytes});
     munmap(zeros, bytes);
     sized->batch.Clear();
-    // Then the pending records move over, and the old buffer goes.
-    sized->batch.Append(m_impl->batch);
+    // Then the staged records move over, and the old buffers go. The
+    // staging buffer gets the same room: it holds the same bytes plus a
+    // few per record.
+    sized->staged = std::move(m_impl->staged);
+    sized->staged.reserve(bytes);
+    sized->offsets = std::move(m_impl->offsets);
+    sized->leveldb_bytes = m_impl->leveldb_bytes;
     sized->reserved = bytes;
     m_impl = std::move(sized);
 }
 
-size_t CDBBatch::SizeEstimate() const { return m_impl->batch.ApproximateSize(); }
+size_t CDBBatch::SizeEstimate() const { return m_impl->leveldb_bytes; }
 
 void CDBBatch::WriteImpl(std::span<const std::byte> key, DataStream& value)
 {
     m_parent.m_obfuscation.Apply(value.MutableUnread());
-    m_impl->batch.Put(ToSlice(key), ToSlice(value.Unread()));
+    m_impl->Stage(Impl::Type::PUT, key, value.Unread());
 }
 
-void CDBBatch::EraseImpl(std::span<const std::byte> key) { m_impl->batch.Delete(ToSlice(key)); }
+void CDBBatch::EraseImpl(std::span<const std::byte> key) { m_impl->Stage(Impl::Type::DELETE, key, {}); }
 
 CDBIterator::CDBIterator(std::unique_ptr<Impl> impl, const Obfuscation& obfuscation)
     : m_impl{std::move(impl)}, m_obfuscation{obfuscation} {}

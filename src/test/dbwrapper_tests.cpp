@@ -292,6 +292,40 @@ BOOST_AUTO_TEST_CASE(batch_is_atomic)
     }
 }
 
+// A batch reaches LevelDB in key order whatever order its records were
+// added in (see CDBBatch::Impl), and a key written twice, or written and
+// then erased, in one batch still ends as the last record said.
+BOOST_AUTO_TEST_CASE(batch_is_written_in_key_order)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "db";
+    {
+        CDBWrapper db{OnDisk(path, /*obfuscate=*/false)};
+        CDBBatch batch{db};
+        for (const unsigned char k : {0x50, 0x20, 0x40, 0x10, 0x30}) batch.Write(Key({'k', k}), Payload(k));
+        batch.Write(Key({'k', 0x20}), Payload(0x99)); // again: this one wins
+        batch.Write(Key({'k', 0x60}), Payload(0x60));
+        batch.Erase(Key({'k', 0x60}));                 // then gone
+        batch.Erase(Key({'k', 0x70}));
+        batch.Write(Key({'k', 0x70}), Payload(0x70)); // erased, then written
+        db.WriteBatch(batch);
+
+        std::vector<unsigned char> value;
+        BOOST_CHECK(db.Read(Key({'k', 0x20}), value) && value == Payload(0x99));
+        BOOST_CHECK(!db.Exists(Key({'k', 0x60})));
+        BOOST_CHECK(db.Read(Key({'k', 0x70}), value) && value == Payload(0x70));
+    }
+    // The write-ahead log holds the records in the order LevelDB got them.
+    const std::string files = ReadDatabaseFiles(path);
+    size_t last = 0;
+    for (const unsigned char k : {0x10, 0x30, 0x40, 0x50, 0x70}) {
+        const size_t at = files.find(AsString(Payload(k)));
+        BOOST_REQUIRE_MESSAGE(at != std::string::npos, "payload " << int{k} << " not in the files");
+        BOOST_CHECK_MESSAGE(at > last, "payload " << int{k} << " before the one of a smaller key");
+        last = at;
+    }
+}
+
 BOOST_AUTO_TEST_CASE(batch_reserve_keeps_pending_records)
 {
     // Reserve moves the pending records into a bigger buffer: none is lost
