@@ -38,12 +38,12 @@ RPC_INTERNAL_ERROR = -32603
 REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
 STATS_KEYS = ("bestblock", "height", "hash_serialized_3", "txouts", "transactions", "total_amount")
 
-TMPFS_SIZE = 48 * MIB
+TMPFS_SIZE = 128 * MIB
 SNAPSHOT_COINS = 400_000
 SNAPSHOT_HEIGHT = 300
-# A mid-load flush of this snapshot with -dbcache=4 writes about 8.3 MB to
-# LevelDB's log. 12 MiB free holds the first; the second also needs the
-# first one's table file and cannot fit.
+# With -dbcache=4 a load of this snapshot flushes whenever the cache passes
+# its 1.82 MB budget, about every 12,700 coins. 12 MiB free holds a few of
+# those flushes and their table files, not all 400,000 coins.
 SNAPSHOT_FREE = 12 * MIB
 CHAIN_BLOCKS = 500
 # With -dbcache=4 the replay flushes about every 90 blocks, each a single
@@ -172,7 +172,7 @@ class DiskFullTest(BitcoinTestFramework):
                      (info["hash_serialized_3"], SNAPSHOT_COINS, SNAPSHOT_HEIGHT, base_hex))
         reference.stop_node()
 
-        self.log.info("(a) loadtxoutset with %d MiB free: the second mid-load flush runs out of space", SNAPSHOT_FREE // MIB)
+        self.log.info("(a) loadtxoutset with %d MiB free: a mid-load flush runs out of space", SNAPSHOT_FREE // MIB)
         node = self.add_tmpfs_node(args)
         node.start()
         self.fill(node, SNAPSHOT_FREE)
@@ -189,8 +189,10 @@ class DiskFullTest(BitcoinTestFramework):
         assert re.fullmatch(r"Unable to load UTXO snapshot: Fatal LevelDB error in chainstate_snapshot: IO error: %s/%s: "
                             r"No space left on device \(%s\)" % (re.escape(snapshot_dir), LEVELDB_FILE_RE, re.escape(path)),
                             error["message"]), error
-        assert_equal(before.count("FlushSnapshotToDisk: flushing coins cache ("), 2)
-        assert_equal(before.count("FlushSnapshotToDisk: completed"), 1)
+        # Some mid-load flushes went through; the last one started failed.
+        started = before.count("FlushSnapshotToDisk: flushing coins cache (")
+        assert_greater_than(started, 1)
+        assert_equal(before.count("FlushSnapshotToDisk: completed"), started - 1)
         assert_in("[snapshot] load of %s failed; removed %s" % (path, snapshot_dir), after)
 
         self.log.info("(a) With space freed the node starts without the snapshot chainstate")
