@@ -250,6 +250,13 @@ uint64_t PruneTargetBytes(const ArgsManager& args)
     const auto mib = ParseInt64(value);
     if (!mib || *mib < 0) throw InitError("Invalid -prune value '" + value + "': expected a size in MiB");
     if (*mib == 0) return 0;
+    // In Bitcoin Core 1 means manual pruning, driven by the pruneblockchain
+    // RPC; coinsdb has no such RPC, so the mode would never prune. With the
+    // test-only -fastprune it stays what it was here: a 1 MiB target.
+    if (*mib == 1 && !args.GetBoolArg("fastprune", false)) {
+        throw InitError("-prune=1 (manual pruning with the pruneblockchain RPC) is not supported: coinsdb has no "
+                        "pruneblockchain RPC. Use -prune=<n> with n >= 550 to prune automatically, or -prune=0.");
+    }
     // -fastprune (tests) lifts the minimum so pruning shows on small chains.
     if (*mib < 550 && !args.GetBoolArg("fastprune", false)) {
         throw InitError("Prune configured below the minimum of 550 MiB. Please use a higher number.");

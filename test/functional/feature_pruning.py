@@ -32,6 +32,10 @@ class PruningTest(BitcoinTestFramework):
 
         self.log.info("A -prune target below 550 MiB needs -fastprune")
         pruned.assert_start_raises_init_error(["-prune=100"], "Error: Prune configured below the minimum of 550 MiB. Please use a higher number.")
+        self.log.info("-prune=1, Core's manual pruning, is refused with the reason")
+        pruned.assert_start_raises_init_error(["-prune=1"], "Error: -prune=1 (manual pruning with the pruneblockchain RPC) is not "
+                                              "supported: coinsdb has no pruneblockchain RPC. Use -prune=<n> with n >= 550 to prune "
+                                              "automatically, or -prune=0.")
 
         self.log.info("Unpruned replay of %d blocks", BLOCKS)
         offset = unpruned.debug_log_size()
