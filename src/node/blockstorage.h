@@ -301,6 +301,13 @@ public:
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
                                                       const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {});
 
+    // The height blocks_dir/index records for hash, without loading the
+    // index: for a chainstate whose blocks are not being replayed (a
+    // snapshot chainstate is active), whose height the index alone knows.
+    // nullopt when there is no index or no valid record for hash. Throws
+    // dbwrapper_error when the index cannot be opened.
+    static std::optional<int> ReadStoredHeight(const std::filesystem::path& blocks_dir, const uint256& hash);
+
 private:
     enum class FileKind { BLOCK, UNDO };
     // A file kept open for writing. It is fsynced before it is closed, so

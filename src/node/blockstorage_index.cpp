@@ -419,6 +419,17 @@ bool BlockManager::LoadBlockIndex()
     return true;
 }
 
+std::optional<int> BlockManager::ReadStoredHeight(const std::filesystem::path& blocks_dir, const uint256& hash)
+{
+    const auto index_dir = blocks_dir / "index";
+    // Opening a missing index would create an empty one.
+    if (!std::filesystem::is_directory(index_dir)) return std::nullopt;
+    const CDBWrapper db{DBParams{.path = index_dir, .cache_bytes = 1 << 20, .obfuscate = false}};
+    DiskBlockIndex record;
+    if (!db.Read(BlockIndexKey{hash}, record) || record.header.GetHash() != hash) return std::nullopt;
+    return record.height;
+}
+
 bool BlockManager::WriteIndex()
 {
     // The index must never point at block or undo bytes that a crash could

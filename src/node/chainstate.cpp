@@ -1,6 +1,7 @@
 #include <node/chainstate.h>
 
 #include <kernel/coinstats.h>
+#include <node/blockstorage.h>
 #include <node/utxo_snapshot.h>
 #include <streams.h>
 #include <util/log.h>
@@ -170,8 +171,14 @@ void ChainstateManager::LoadChainstates()
         m_ibd_chainstate->SetTip(Params().GenesisHash(), 0);
         m_ibd_chainstate->Flush();
     } else if (m_ibd_chainstate->TipHash() != Params().GenesisHash()) {
-        // The block index gives the height (BlockProcessor::LoadChain).
-        m_ibd_chainstate->SetTip(m_ibd_chainstate->TipHash(), -1);
+        // The coins database keeps only the best block's hash; its height
+        // is in the block index. Read here rather than left to block
+        // replay, which is not set up while a snapshot chainstate is active
+        // and yet this chainstate's height is still reported.
+        const uint256 tip = m_ibd_chainstate->TipHash();
+        const auto height = BlockManager::ReadStoredHeight(m_options.datadir / "blocks", tip);
+        if (!height) LogWarning("chainstate/ best block {} is not in the block index; its height is unknown", tip.GetHex());
+        m_ibd_chainstate->SetTip(tip, height.value_or(-1));
     }
 
     if (std::filesystem::exists(SnapshotDir())) {

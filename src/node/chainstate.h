@@ -126,7 +126,8 @@ public:
     explicit ChainstateManager(ChainstateManagerOptions options);
     ~ChainstateManager();
 
-    // Opens chainstate/ (starting it at genesis when new) and, when present,
+    // Opens chainstate/ (starting it at genesis when new; otherwise at the
+    // height blocks/index records for its best block) and, when present,
     // chainstate_snapshot/. Throws on a database error.
     void LoadChainstates();
 

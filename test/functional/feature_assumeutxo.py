@@ -12,7 +12,9 @@ sources, each checked against figures computed outside the node:
 Every bad snapshot changes one field of a valid file, must fail with its
 exact error, must leave no chainstate_snapshot/ behind, and must not stop the
 same node from loading the good file afterwards. A node killed with -9 during
-a load must come back with only its normal chainstate.
+a load must come back with only its normal chainstate. A normal chainstate
+that connected blocks before the load reports the same getchainstates after
+a restart, when its blocks are no longer replayed.
 """
 
 import json
@@ -24,6 +26,7 @@ import threading
 from decimal import Decimal
 
 from test_framework.authproxy import JSONRPCException
+from test_framework.chaingen import generate_chain
 from test_framework.snapshot import (
     COIN,
     FIELD_BASE_HASH,
@@ -63,6 +66,8 @@ SNAPSHOT_CACHE_BUDGET_MB = 0.99 * 1.75 * 1024 * 1024 / 1e6
 LARGE_COINS = 400_000
 GENERATED_HEIGHT = 50
 GENERATED_NCHAINTX = 77
+# Blocks the normal chainstate connects before a snapshot is loaded.
+BACKGROUND_BLOCKS = 20
 
 
 def assumeutxo_arg(height, blockhash_hex, hash_hex, nchaintx):
@@ -280,6 +285,7 @@ class AssumeutxoTest(BitcoinTestFramework):
         node.stop_node()
 
         self.test_out_of_order_snapshot(snapshot, data, stats)
+        self.test_restart_with_background_blocks(snapshot, path, stats)
 
     def test_out_of_order_snapshot(self, snapshot, data, stats):
         """Coins out of chainstate key order still load: the node then
@@ -302,6 +308,34 @@ class AssumeutxoTest(BitcoinTestFramework):
         node.stop_node()
 
     # Bitcoin Core vectors ---------------------------------------------------------
+
+    def test_restart_with_background_blocks(self, snapshot, path, stats):
+        """The normal chainstate's height survives a restart with a snapshot
+        chainstate active, when no block replay sets it up (issue 13)."""
+        self.log.info("Background blocks: replay %d blocks, then load the snapshot", BACKGROUND_BLOCKS)
+        chain, report = generate_chain(self, "background_chain.dat", blocks=BACKGROUND_BLOCKS, seed=13, txs_per_block=5)
+        base_hex = snapshot.base_blockhash_hex
+        node = self.add_node([assumeutxo_arg(GENERATED_HEIGHT, base_hex, stats["hash_serialized_3"], GENERATED_NCHAINTX)])
+        offset = node.debug_log_size()
+        node.start(["-loadblock=" + chain])
+        node.wait_for_debug_log("Block import finished", offset=offset, timeout=120)
+        tip_hex = node.getbestblockhash()
+        assert_equal(node.getblockcount(), BACKGROUND_BLOCKS)
+        node.loadtxoutset(path)
+        before = node.getchainstates()
+        assert_equal(before["headers"], GENERATED_HEIGHT)
+        background, active = before["chainstates"]
+        assert_equal((background["blocks"], background["bestblockhash"], background["validated"]),
+                     (BACKGROUND_BLOCKS, tip_hex, True))
+        assert "snapshot_blockhash" not in background
+        assert_equal((active["blocks"], active["bestblockhash"], active["validated"], active["snapshot_blockhash"]),
+                     (GENERATED_HEIGHT, base_hex, False, base_hex))
+
+        self.log.info("Background blocks: getchainstates is the same after a restart")
+        node.stop_node()
+        node.start()
+        assert_equal(node.getchainstates(), before)
+        node.stop_node()
 
     def test_vectors(self):
         root = self.vectors_dir()
