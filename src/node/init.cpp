@@ -506,6 +506,13 @@ int AppMain(int argc, char* argv[])
         return EXIT_FAILURE;
     }
 
+    // Only the default datadir is created: a -datadir that does not exist is
+    // more likely a typo than a wish for a new, empty node.
+    if (const auto dir = args.GetArg("datadir"); dir && !dir->empty() && !std::filesystem::is_directory(args.GetDataDirBase())) {
+        std::cerr << "Error: Specified data directory \"" << *dir << "\" does not exist." << std::endl;
+        return EXIT_FAILURE;
+    }
+
     DaemonPipe daemon;
     try {
         const auto datadir = args.GetDataDirBase();

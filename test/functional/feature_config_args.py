@@ -2,6 +2,7 @@
 """Command-line and bitcoin.conf handling: network sections, the
 NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, integer
 options out of range (-rpcport and the others), -dbcache, the datadir lock,
+a missing -datadir,
 -help, -daemon and -stopatheight."""
 
 import os
@@ -63,6 +64,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_unknown_and_ignored()
         self.test_dbcache()
         self.test_datadir_lock()
+        self.test_datadir_errors()
         self.test_help()
         self.test_daemon()
         self.test_stopatheight()
@@ -217,6 +219,18 @@ class ConfigArgsTest(BitcoinTestFramework):
                      % node.net_dir)
         assert_equal(node.getblockcount(), 0)
         node.stop_node()
+
+    def run_bitcoind(self, args, prefix=()):
+        """Runs bitcoind to completion, expecting it to fail at start-up."""
+        return subprocess.run(list(prefix) + [self.bitcoind, "-rpcport=%d" % get_free_port(), "-printtoconsole=0"] + args,
+                              capture_output=True, text=True, timeout=60)
+
+    def test_datadir_errors(self):
+        self.log.info("A -datadir that does not exist is refused and not created")
+        missing = os.path.join(self.options.tmpdir, "nonexistent")
+        result = self.run_bitcoind(["-datadir=" + missing, "-regtest"])
+        assert_equal((result.returncode, result.stderr), (1, 'Error: Specified data directory "%s" does not exist.\n' % missing))
+        assert not os.path.exists(missing)
 
     def test_help(self):
         self.log.info("-help lists -dbcache but not debug options; -help-debug lists -dbbatchsize")
