@@ -57,12 +57,30 @@ void InstallSignalHandlers(std::atomic<bool>& flag)
     std::signal(SIGHUP, SIG_IGN);
 }
 
+// Creates and removes a probe file. An existing .lock can be opened for
+// writing in a read-only directory, so the lock alone does not tell.
+bool DirIsWritable(const std::filesystem::path& dir)
+{
+    const auto probe = dir / fmt::format(".writable.{}", ::getpid());
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return false;
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return true;
+}
+
 // Holds an exclusive lock on <dir>/.lock for the life of the process.
 class DirectoryLock
 {
 public:
     bool Acquire(const std::filesystem::path& dir, std::string& error)
     {
+        // Checked first: "probably already running" would send the user
+        // looking for a process that does not exist.
+        if (!DirIsWritable(dir)) {
+            error = fmt::format("Cannot write to data directory '{}'; check permissions.", dir.string());
+            return false;
+        }
         const auto path = dir / ".lock";
         m_fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
         if (m_fd < 0 || ::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
@@ -527,7 +545,9 @@ int AppMain(int argc, char* argv[])
         // its best block would not be in the new index until the scan ends.
         if (args.GetBoolArg("reindex", false)) args.ForceSetArg("reindex-chainstate", "1");
         CheckReindexSource(args, net_dir, params);
-        std::filesystem::create_directories(net_dir);
+        if (std::error_code ec; !std::filesystem::create_directories(net_dir, ec) && ec) {
+            throw InitError(fmt::format("Cannot write to data directory '{}'; check permissions.", datadir.string()));
+        }
         if (!MarkNewChainDir(net_dir, error)) throw InitError(error);
 
         if (args.GetBoolArg("daemon", false) || args.GetBoolArg("daemonwait", false)) {

@@ -226,11 +226,47 @@ class ConfigArgsTest(BitcoinTestFramework):
                               capture_output=True, text=True, timeout=60)
 
     def test_datadir_errors(self):
+        """A missing or read-only datadir is named for what it is."""
         self.log.info("A -datadir that does not exist is refused and not created")
         missing = os.path.join(self.options.tmpdir, "nonexistent")
         result = self.run_bitcoind(["-datadir=" + missing, "-regtest"])
         assert_equal((result.returncode, result.stderr), (1, 'Error: Specified data directory "%s" does not exist.\n' % missing))
         assert not os.path.exists(missing)
+
+        node = self.nodes[0]
+        # Root writes anywhere unless it gives up CAP_DAC_OVERRIDE.
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+        datadir_args = ["-datadir=" + node.datadir, "-regtest"]
+        self.log.info("A read-only chain directory is reported as such, not as a lock held elsewhere")
+        assert os.path.isdir(node.net_dir)
+        lock_file = os.path.join(node.net_dir, ".lock")
+        if os.path.exists(lock_file):
+            os.remove(lock_file)
+        os.chmod(node.net_dir, 0o555)
+        try:
+            result = self.run_bitcoind(datadir_args, prefix)
+            assert_equal((result.returncode, result.stderr),
+                         (1, "Error: Cannot write to data directory '%s'; check permissions.\n" % node.net_dir))
+            self.log.info("... also when a .lock is left from an earlier run")
+            os.chmod(node.net_dir, 0o755)
+            open(lock_file, "w").close()
+            os.chmod(node.net_dir, 0o555)
+            result = self.run_bitcoind(datadir_args, prefix)
+            assert_equal((result.returncode, result.stderr),
+                         (1, "Error: Cannot write to data directory '%s'; check permissions.\n" % node.net_dir))
+        finally:
+            os.chmod(node.net_dir, 0o755)
+
+        self.log.info("A read-only datadir without the chain directory yet: the same message, for the datadir")
+        readonly = os.path.join(self.options.tmpdir, "readonly")
+        os.mkdir(readonly, 0o555)
+        try:
+            result = self.run_bitcoind(["-datadir=" + readonly, "-regtest"], prefix)
+            assert_equal((result.returncode, result.stderr),
+                         (1, "Error: Cannot write to data directory '%s'; check permissions.\n" % readonly))
+            assert_equal(os.listdir(readonly), [])
+        finally:
+            os.chmod(readonly, 0o755)
 
     def test_help(self):
         self.log.info("-help lists -dbcache but not debug options; -help-debug lists -dbbatchsize")
