@@ -20,10 +20,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <fcntl.h>
-#include <fstream>
 #include <iostream>
 #include <sys/file.h>
 #include <thread>
@@ -156,6 +157,37 @@ private:
 
 struct InitError : std::runtime_error {
     using std::runtime_error::runtime_error;
+};
+
+// Core's SysErrorString: the text and the number, "... (2)".
+std::string SysErrorString(int err)
+{
+    return fmt::format("{} ({})", std::strerror(err), err);
+}
+
+// <net_dir>/bitcoind.pid (or -pid) from just after the lock until the
+// process ends, whether start-up finished or not. -nopid writes none.
+class PidFile
+{
+public:
+    void Create(const ArgsManager& args, const std::filesystem::path& path)
+    {
+        if (args.IsArgNegated("pid")) return;
+        std::FILE* file = std::fopen(path.c_str(), "w");
+        if (!file) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path.string(), SysErrorString(errno)));
+        const bool written = std::fprintf(file, "%d\n", static_cast<int>(::getpid())) > 0;
+        const int close_result = std::fclose(file);
+        m_path = path;
+        if (!written || close_result != 0) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path.string(), SysErrorString(errno)));
+    }
+    ~PidFile()
+    {
+        std::error_code ec;
+        if (!m_path.empty()) std::filesystem::remove(m_path, ec);
+    }
+
+private:
+    std::filesystem::path m_path;
 };
 
 std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value)
@@ -380,6 +412,8 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     std::string error;
     if (!lock.Acquire(net_dir, error)) throw InitError(error);
     SetupLogging(args, net_dir);
+    PidFile pid_file;
+    pid_file.Create(args, AbsPathInDir(net_dir, args.GetArg("pid", "bitcoind.pid")));
 
     LogInfo("{} version v{}", CLIENT_NAME, CLIENT_VERSION);
     LogInfo("Using data directory {}", net_dir.string());
@@ -421,10 +455,6 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     }
     table.SetWarmup(false, "");
 
-    const auto pid_path = AbsPathInDir(net_dir, args.GetArg("pid", "bitcoind.pid"));
-    if (daemon.Active()) {
-        std::ofstream{pid_path} << ::getpid() << '\n';
-    }
     LogInfo("init message: Done loading");
     daemon.Report(true);
 
@@ -467,8 +497,6 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     node.blockman.reset();
     node.chainman.reset();
     if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
-    std::error_code ec;
-    std::filesystem::remove(pid_path, ec);
     LogInfo("Shutdown: done");
     logging::CloseDebugLog();
     return exit_code;

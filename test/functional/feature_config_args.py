@@ -2,7 +2,7 @@
 """Command-line and bitcoin.conf handling: network sections, the
 NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, integer
 options out of range (-rpcport and the others), -dbcache, the datadir lock,
-a missing -datadir,
+a missing or read-only -datadir, the pid file,
 -help, -daemon and -stopatheight."""
 
 import os
@@ -65,6 +65,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_dbcache()
         self.test_datadir_lock()
         self.test_datadir_errors()
+        self.test_pid_file()
         self.test_help()
         self.test_daemon()
         self.test_stopatheight()
@@ -267,6 +268,35 @@ class ConfigArgsTest(BitcoinTestFramework):
             assert_equal(os.listdir(readonly), [])
         finally:
             os.chmod(readonly, 0o755)
+
+    def test_pid_file(self):
+        node = self.nodes[0]
+        pid_file = os.path.join(node.net_dir, "bitcoind.pid")
+        self.log.info("Without -daemon the node writes bitcoind.pid too, and removes it at shutdown")
+        node.start()
+        with open(pid_file, encoding="utf8") as f:
+            assert_equal(int(f.read()), node.process.pid)
+        node.stop_node()
+        assert not os.path.exists(pid_file)
+
+        self.log.info("-pid=<file> relative to the chain directory; -nopid writes none")
+        node.start(["-pid=other.pid"])
+        assert os.path.exists(os.path.join(node.net_dir, "other.pid"))
+        assert not os.path.exists(pid_file)
+        node.stop_node()
+        assert not os.path.exists(os.path.join(node.net_dir, "other.pid"))
+        node.start(["-nopid"])
+        assert_equal([f for f in os.listdir(node.net_dir) if f.endswith(".pid")], [])
+        node.stop_node()
+
+        self.log.info("A -pid that cannot be written fails start-up with the reason")
+        bad = os.path.join(self.options.tmpdir, "nonexistent", "bitcoind.pid")
+        node.assert_start_raises_init_error(
+            ["-pid=" + bad], "Error: Unable to create the PID file '%s': No such file or directory (2)" % bad)
+
+        self.log.info("A start-up that fails after writing the pid file removes it")
+        node.assert_start_raises_init_error(["-prune=100"], "Error: Prune configured below the minimum of 550 MiB. Please use a higher number.")
+        assert not os.path.exists(pid_file)
 
     def test_help(self):
         self.log.info("-help lists -dbcache but not debug options; -help-debug lists -dbbatchsize")
