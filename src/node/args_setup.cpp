@@ -2,6 +2,7 @@
 
 #include <kernel/caches.h>
 #include <node/coins_view_args.h>
+#include <rpc/httpserver.h>
 #include <util/args.h>
 #include <util/log.h>
 
@@ -75,6 +76,9 @@ void SetupServerArgs(ArgsManager& args)
     // Every thread starts at once: a typo must not ask for millions.
     args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc,
                    {.min = 1, .max = 1024, .expected = "", .port = false});
+    // The queue is a list that grows as requests arrive, so a large value
+    // costs nothing until it is used.
+    args.AddIntArg("-rpcworkqueue=<n>", "Set the depth of the work queue to service RPC calls (default: " + std::to_string(DEFAULT_HTTP_WORKQUEUE) + ")", F::DEBUG_ONLY, rpc, positive);
     args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: 30)", F::DEBUG_ONLY, rpc, positive);
 
     // Subsystems coinsdb does not have: accepted so that published scripts

@@ -289,6 +289,7 @@ HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainPar
     }
     options.auth_credentials = std::move(credentials);
     options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", 4)));
+    options.work_queue_depth = static_cast<int>(args.GetIntArg("rpcworkqueue", DEFAULT_HTTP_WORKQUEUE));
     options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", 30)));
     return options;
 }

@@ -25,6 +25,9 @@
 // wrong credentials (after a 250 ms pause when they were wrong, to slow down
 // guessing), 503 when the queue is full or the server is stopping, else what
 // the handler says, with "Content-Type: application/json".
+// -rpcworkqueue's default, as upstream.
+inline constexpr int DEFAULT_HTTP_WORKQUEUE{64};
+
 class HTTPRPCServer
 {
 public:
@@ -40,7 +43,7 @@ public:
         std::vector<std::string> auth_credentials;
         int worker_threads{4};
         // -rpcworkqueue: requests waiting for a worker before 503s.
-        int work_queue_depth{16};
+        int work_queue_depth{DEFAULT_HTTP_WORKQUEUE};
         // Idle time after which evhttp drops a connection (-rpcservertimeout).
         int server_timeout_seconds{30};
     };

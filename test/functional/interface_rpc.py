@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The JSON-RPC server over raw HTTP: authentication, JSON-RPC 1.0 and 2.0
 reply shapes and HTTP statuses, batches, notifications, parse and request
-errors, named parameters and help."""
+errors, named parameters, help and -rpcworkqueue."""
 
 import base64
+import concurrent.futures
 import json
 import os
 import re
@@ -45,6 +46,7 @@ class RPCInterfaceTest(BitcoinTestFramework):
         self.test_nesting()
         self.test_duplicate_keys()
         self.test_params_and_help()
+        self.test_work_queue()
 
     def test_auth(self):
         self.log.info("No Authorization header: 401 with a WWW-Authenticate challenge")
@@ -226,6 +228,36 @@ class RPCInterfaceTest(BitcoinTestFramework):
         assert node.help("getblockcount").startswith("getblockcount\n"), node.help("getblockcount")
         assert_equal(node.help("nosuchmethod"), "help: unknown command: nosuchmethod")
         assert_greater_than_or_equal(node.uptime(), 0)
+
+
+    def test_work_queue(self):
+        node = self.nodes[0]
+        self.log.info("-rpcworkqueue=1 with one thread: requests beyond the queue get 503 and a log line naming the option")
+        node.restart(["-rpcthreads=1", "-rpcworkqueue=1"])
+        # A wrong password holds the only worker for 250 ms, so requests sent
+        # together pile up behind it.
+        header = "Basic " + base64.b64encode(b"nobody:wrong").decode()
+        request = json.dumps({"method": "getblockcount", "id": 1})
+        with node.assert_debug_log(["Request rejected because http work queue depth exceeded, it can be increased with the "
+                                    "-rpcworkqueue= setting"]):
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                replies = list(pool.map(lambda _: node.rpc.post(request, auth=False, headers={"Authorization": header}),
+                                        range(8)))
+        statuses = sorted(status for status, _, _ in replies)
+        assert_greater_than_or_equal(statuses.count(503), 1)
+        assert_greater_than_or_equal(statuses.count(401), 1)
+        assert_equal(set(statuses), {401, 503})
+        assert_in(b"Work queue depth exceeded", [body for status, _, body in replies if status == 503][0])
+
+        self.log.info("The default queue (64) takes the same burst without a 503")
+        node.restart(["-rpcthreads=1"])
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            replies = list(pool.map(lambda _: node.rpc.post(request, auth=False, headers={"Authorization": header}), range(8)))
+        assert_equal([status for status, _, _ in replies], [401] * 8)
+        node.stop_node()
+        node.assert_start_raises_init_error(["-rpcworkqueue=0"],
+                                            "Error: Invalid -rpcworkqueue value '0': expected an integer from 1 to 2147483647")
+        node.start()
 
 
 if __name__ == "__main__":
