@@ -233,3 +233,39 @@ std::optional<json> ParseJSON(std::string_view text, JSONNumbers numbers, JSONPa
 }
 
 std::optional<json> ParseJSONKeepNumbers(std::string_view text) { return ParseJSON(text, JSONNumbers::KEEP_TEXT); }
+
+namespace {
+
+// nlohmann's type names (json::type_name()) as Core's UniValue names them.
+std::optional<std::string> CoreTypeName(std::string_view nlohmann_name)
+{
+    if (nlohmann_name == "boolean") return "bool";
+    // The only binary values are raw numbers.
+    if (nlohmann_name == "number" || nlohmann_name == "binary") return "number";
+    if (nlohmann_name == "null" || nlohmann_name == "string" || nlohmann_name == "array" || nlohmann_name == "object") {
+        return std::string{nlohmann_name};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string JSONTypeName(const nlohmann::json& value)
+{
+    return CoreTypeName(value.type_name()).value_or(value.type_name());
+}
+
+std::optional<std::string> JSONTypeErrorMessage(const nlohmann::json::type_error& e)
+{
+    // get<T>() throws type_error 302 with "... type must be <expected>, but is <actual>".
+    if (e.id != 302) return std::nullopt;
+    const std::string_view text{e.what()};
+    constexpr std::string_view must{"type must be "}, but{", but is "};
+    const size_t must_at = text.find(must);
+    const size_t but_at = must_at == std::string_view::npos ? std::string_view::npos : text.find(but, must_at);
+    if (but_at == std::string_view::npos) return std::nullopt;
+    const auto expected = CoreTypeName(text.substr(must_at + must.size(), but_at - must_at - must.size()));
+    const auto actual = CoreTypeName(text.substr(but_at + but.size()));
+    if (!expected || !actual) return std::nullopt;
+    return "JSON value of type " + *actual + " is not of expected type " + *expected;
+}

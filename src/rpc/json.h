@@ -33,6 +33,14 @@ std::optional<std::string> JSONRawNumberText(const nlohmann::json& value);
 // Satoshis as a raw BTC number with exactly 8 decimals ("-1.50000000").
 nlohmann::json ValueFromAmount(int64_t amount);
 
+// A value's type as Bitcoin Core names it in type errors: null, bool,
+// number (raw numbers too), string, array, object.
+std::string JSONTypeName(const nlohmann::json& value);
+// Core's text for a value of the wrong type: "JSON value of type <actual> is
+// not of expected type <expected>", or nullopt when e is not the "type must
+// be X, but is Y" error that nlohmann's get<T>() throws.
+std::optional<std::string> JSONTypeErrorMessage(const nlohmann::json::type_error& e);
+
 // Recursive, one level per nesting level: give it values that ParseJSON
 // read (at most MAX_JSON_DEPTH deep) or that the program built itself.
 std::string WriteJSON(const nlohmann::json& value, int indent = 0);

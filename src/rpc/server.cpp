@@ -109,6 +109,11 @@ json RPCTable::Execute(const JSONRPCRequest& request) const
         return command.handler(call);
     } catch (const JSONRPCError&) {
         throw;
+    } catch (const json::type_error& e) {
+        // A handler read a parameter as the wrong type: the caller's
+        // mistake, reported as Core reports it, not in nlohmann's words.
+        if (auto message = JSONTypeErrorMessage(e)) throw JSONRPCError{RPC_TYPE_ERROR, *message};
+        throw JSONRPCError{RPC_MISC_ERROR, e.what()};
     } catch (const std::exception& e) {
         throw JSONRPCError{RPC_MISC_ERROR, e.what()};
     }

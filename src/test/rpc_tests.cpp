@@ -265,6 +265,39 @@ BOOST_AUTO_TEST_CASE(parse_json_refusals)
     BOOST_CHECK(ParseJSON("[0.5]", JSONNumbers::KEEP_TEXT)->at(0).is_binary());
 }
 
+BOOST_FIXTURE_TEST_CASE(wrong_parameter_types, TableFixture)
+{
+    // Reads its parameters with nlohmann's get<T>(), as the node's handlers do.
+    table.Register({"test", "typed", {"flag", "count", "name"}, "typed ( flag count name )\n", [](const JSONRPCRequest& r) -> json {
+                        const bool flag = r.params.size() > 0 && r.params[0].get<bool>();
+                        const int64_t count = r.params.size() > 1 ? r.params[1].get<int64_t>() : 0;
+                        const std::string name = r.params.size() > 2 ? r.params[2].get<std::string>() : "";
+                        return json{flag, count, name};
+                    }});
+    BOOST_CHECK(Post(R"({"method":"typed","params":[true,2,"x"],"id":1})") ==
+                Reply(200, "{\"result\":[true,2,\"x\"],\"error\":null,\"id\":1}\n"));
+    // Core's RPC_TYPE_ERROR and wording, with Core's type names.
+    const auto type_error = [](const std::string& actual, const std::string& expected) {
+        return Reply(500, "{\"result\":null,\"error\":{\"code\":-3,\"message\":\"JSON value of type " + actual +
+                              " is not of expected type " + expected + "\"},\"id\":1}\n");
+    };
+    BOOST_CHECK(Post(R"({"method":"typed","params":["yes"],"id":1})") == type_error("string", "bool"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[1],"id":1})") == type_error("number", "bool"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[null],"id":1})") == type_error("null", "bool"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[false,"2"],"id":1})") == type_error("string", "number"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[false,[2]],"id":1})") == type_error("array", "number"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[false,true],"id":1})") == type_error("bool", "number"));
+    BOOST_CHECK(Post(R"({"method":"typed","params":[false,2,{"a":1}],"id":1})") == type_error("object", "string"));
+
+    BOOST_CHECK_EQUAL(JSONTypeName(json(nullptr)), "null");
+    BOOST_CHECK_EQUAL(JSONTypeName(json(true)), "bool");
+    BOOST_CHECK_EQUAL(JSONTypeName(json(1.5)), "number");
+    BOOST_CHECK_EQUAL(JSONTypeName(JSONRawNumber("1.50000000")), "number");
+    BOOST_CHECK_EQUAL(JSONTypeName(json("x")), "string");
+    BOOST_CHECK_EQUAL(JSONTypeName(json::array()), "array");
+    BOOST_CHECK_EQUAL(JSONTypeName(json::object()), "object");
+}
+
 BOOST_FIXTURE_TEST_CASE(too_many_parameters_answer_with_help, TableFixture)
 {
     BOOST_CHECK(Post(R"({"method":"stop","params":[1],"id":1})") ==

@@ -219,6 +219,9 @@ class RPCInterfaceTest(BitcoinTestFramework):
         assert_raises_rpc_error(RPC_MISC_ERROR, "getblockcount", node.getblockcount, 1)
         assert_raises_rpc_error(RPC_TYPE_ERROR, "Expected type string for path", node.loadtxoutset, 1)
         assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Missing required parameter path", node.loadtxoutset)
+        self.log.info("A parameter of the wrong type: -3 and Core's wording, not the JSON library's")
+        assert_raises_rpc_error(RPC_TYPE_ERROR, "JSON value of type string is not of expected type bool",
+                                node.getblockheader, node.getbestblockhash(), "yes")
 
         self.log.info("help lists every command by category; help <command> and help <unknown>")
         text = node.help()
@@ -228,7 +231,6 @@ class RPCInterfaceTest(BitcoinTestFramework):
         assert node.help("getblockcount").startswith("getblockcount\n"), node.help("getblockcount")
         assert_equal(node.help("nosuchmethod"), "help: unknown command: nosuchmethod")
         assert_greater_than_or_equal(node.uptime(), 0)
-
 
     def test_work_queue(self):
         node = self.nodes[0]
