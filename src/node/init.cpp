@@ -286,6 +286,10 @@ HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainPar
         options.bind_addresses = args.GetArgs("rpcbind");
     } else if (args.IsArgSet("rpcbind")) {
         LogWarning("Option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect");
+    } else if (!options.allow_ips.empty()) {
+        // The default binds are loopback only, so the allowed peers elsewhere
+        // still cannot connect.
+        LogWarning("Option -rpcallowip was specified without -rpcbind; this doesn't usually make sense");
     }
     options.auth_credentials = std::move(credentials);
     options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", 4)));

@@ -2,7 +2,7 @@
 """Command-line and bitcoin.conf handling: network sections, the
 NETWORK_ONLY rule for rpcport, -conf, unknown and ignored options, integer
 options out of range (-rpcport and the others), -dbcache, the datadir lock,
-a missing or read-only -datadir, the pid file,
+a missing or read-only -datadir, the pid file, -rpcallowip without -rpcbind,
 -help, -daemon and -stopatheight."""
 
 import os
@@ -66,6 +66,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_datadir_lock()
         self.test_datadir_errors()
         self.test_pid_file()
+        self.test_rpcallowip_without_rpcbind()
         self.test_help()
         self.test_daemon()
         self.test_stopatheight()
@@ -297,6 +298,21 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.log.info("A start-up that fails after writing the pid file removes it")
         node.assert_start_raises_init_error(["-prune=100"], "Error: Prune configured below the minimum of 550 MiB. Please use a higher number.")
         assert not os.path.exists(pid_file)
+
+    def test_rpcallowip_without_rpcbind(self):
+        node = self.nodes[0]
+        self.log.info("-rpcallowip without -rpcbind: a warning, since the RPC port stays on loopback")
+        with node.assert_debug_log(["Option -rpcallowip was specified without -rpcbind; this doesn't usually make sense"]):
+            node.start(["-rpcallowip=10.0.0.0/8"])
+        node.stop_node()
+        self.log.info("-rpcbind without -rpcallowip: ignored, with a warning; both together: no warning")
+        with node.assert_debug_log(["Option -rpcbind was ignored because -rpcallowip was not specified"]):
+            node.start(["-rpcbind=127.0.0.1"])
+        node.stop_node()
+        offset = node.debug_log_size()
+        node.start(["-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1"])
+        assert_not_in("[warning]", node.read_debug_log(offset))
+        node.stop_node()
 
     def test_help(self):
         self.log.info("-help lists -dbcache but not debug options; -help-debug lists -dbbatchsize")
