@@ -184,7 +184,10 @@ class TestNode:
                 self.log.debug("node%d: RPC ready on port %d", self.index, self.rpc_port)
                 return
             except JSONRPCException as e:
-                if e.error.get("code") != RPC_IN_WARMUP:
+                # 401: the cookie read was a killed node's, left behind
+                # until the new node writes its own.
+                stale_cookie = e.error.get("message") == "HTTP 401 Unauthorized" and not self.rpc_user
+                if e.error.get("code") != RPC_IN_WARMUP and not stale_cookie:
                     raise
             except FileNotFoundError:
                 pass  # the cookie is not written yet
