@@ -25,6 +25,9 @@ public:
     void read(std::span<std::byte> out)
     {
         if (out.size() > size()) throw std::ios_base::failure("DataStream::read(): end of data");
+        // memcpy and fread/fwrite take no null pointer, not even for zero
+        // bytes, and an empty span or vector may hand one over.
+        if (out.empty()) return;
         std::memcpy(out.data(), m_data.data() + m_read_pos, out.size());
         m_read_pos += out.size();
         if (m_read_pos == m_data.size()) Clear();
@@ -71,6 +74,7 @@ public:
     void read(std::span<std::byte> out)
     {
         if (out.size() > m_data.size()) throw std::ios_base::failure("SpanReader::read(): end of data");
+        if (out.empty()) return;
         std::memcpy(out.data(), m_data.data(), out.size());
         m_data = m_data.subspan(out.size());
     }
@@ -140,6 +144,7 @@ public:
     void read(std::span<std::byte> out)
     {
         if (!m_file) throw std::ios_base::failure("AutoFile::read: file handle is null");
+        if (out.empty()) return;
         if (std::fread(out.data(), 1, out.size(), m_file) != out.size()) {
             throw std::ios_base::failure(std::feof(m_file) ? "AutoFile::read: end of file" : "AutoFile::read: fread failed");
         }
@@ -148,6 +153,7 @@ public:
     void write(std::span<const std::byte> bytes)
     {
         if (!m_file) throw std::ios_base::failure("AutoFile::write: file handle is null");
+        if (bytes.empty()) return;
         if (std::fwrite(bytes.data(), 1, bytes.size(), m_file) != bytes.size()) {
             throw std::ios_base::failure("AutoFile::write: write failed");
         }

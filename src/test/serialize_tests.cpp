@@ -10,6 +10,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
 #include <cstdint>
 #include <random>
 #include <string_view>
@@ -437,6 +440,46 @@ BOOST_AUTO_TEST_CASE(spanreader_decodes_like_datastream)
     const auto non_canonical = ParseHexOrThrow("fdfc00");
     SpanReader bad{non_canonical};
     BOOST_CHECK_EXCEPTION(ReadCompactSize(bad), std::ios_base::failure, HasReason{"non-canonical ReadCompactSize()"});
+}
+
+// An empty vector goes through every stream as its CompactSize alone. Its
+// data() may be null, which memcpy and fread/fwrite must never see (the
+// sanitizer build in CI reports it).
+BOOST_AUTO_TEST_CASE(empty_payload_through_every_stream)
+{
+    const std::vector<unsigned char> none;
+
+    DataStream stream{};
+    stream << none;
+    BOOST_CHECK_EQUAL(UnreadHex(stream), "00");
+    std::vector<unsigned char> back{0x01};
+    stream >> back;
+    BOOST_CHECK(back.empty());
+    BOOST_CHECK(stream.empty());
+    stream.read({});
+    BOOST_CHECK(stream.empty());
+
+    SpanReader reader{std::span<const unsigned char>{}};
+    reader.read({});
+    BOOST_CHECK(reader.empty());
+
+    const auto path = std::filesystem::temp_directory_path() / ("coinsdb_empty_payload_" + std::to_string(::getpid()));
+    {
+        AutoFile file{std::fopen(path.c_str(), "wb")};
+        BOOST_REQUIRE(!file.IsNull());
+        file << none;
+        file.write({});
+    }
+    {
+        AutoFile file{std::fopen(path.c_str(), "rb")};
+        BOOST_REQUIRE(!file.IsNull());
+        std::vector<unsigned char> read_back{0x02};
+        file >> read_back;
+        BOOST_CHECK(read_back.empty());
+        file.read({});
+        BOOST_CHECK(file.AtEnd());
+    }
+    std::filesystem::remove(path);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
