@@ -374,18 +374,20 @@ void HTTPRPCServer::Interrupt()
     impl.work_cv.notify_all();
 }
 
-void HTTPRPCServer::Stop()
+bool HTTPRPCServer::Stop()
 {
     Impl& impl = *m_impl;
-    if (impl.stopped || !impl.base) return;
+    if (impl.stopped || !impl.base) return true;
     impl.stopped = true;
     Interrupt();
     for (auto& worker : impl.workers) worker.join();
     impl.workers.clear();
+    bool all_sent{true};
     {
         std::unique_lock lock{impl.mutex};
         if (!impl.idle_cv.wait_for(lock, REPLY_FLUSH_TIMEOUT, [&] { return impl.busy.empty(); })) {
             LogWarning("RPC server stopping with {} reply(ies) not fully sent", impl.busy.size());
+            all_sent = false;
         }
     }
     // evhttp_free must run on the loop thread, which owns every connection.
@@ -398,6 +400,7 @@ void HTTPRPCServer::Stop()
     impl.loop_thread.join();
     impl.FreeLibevent();
     LogDebug(logging::Category::RPC, "HTTP RPC server stopped");
+    return all_sent;
 }
 
 std::vector<uint16_t> HTTPRPCServer::BoundPorts() const { return m_impl->ports; }

@@ -69,7 +69,9 @@ public:
     // not abandoned), flushes the replies still being written (up to a few
     // seconds), then closes every socket and ends the event loop. Must not
     // be called from a handler. Idempotent; the destructor calls it.
-    void Stop();
+    // Returns false when it gave up waiting for a reply to finish writing
+    // (the warning in the log says how many), true otherwise.
+    bool Stop();
 
     // The ports actually bound, in bind order (useful with port 0).
     std::vector<uint16_t> BoundPorts() const;

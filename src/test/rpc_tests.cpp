@@ -670,9 +670,10 @@ BOOST_FIXTURE_TEST_CASE(client_hanging_up_does_not_delay_stop, ServerFixture)
     gate.set_value();
     std::this_thread::sleep_for(std::chrono::milliseconds{500});
     BOOST_CHECK_EQUAL(Post(R"({"method":"getblockcount","id":1})").status, 200);
-    const auto start = std::chrono::steady_clock::now();
-    server.Stop();
-    BOOST_CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds{3});
+    // Not a timing check: a sanitizer build needs seconds just to build the
+    // reply. Stop() says whether it gave up waiting on a connection, which
+    // is what happened when the request, not the connection, was tracked.
+    BOOST_CHECK(server.Stop());
 }
 
 BOOST_AUTO_TEST_CASE(bind_failure_names_the_address)
