@@ -227,13 +227,16 @@ class TestNode:
         self.process.send_signal(sig)
 
     def kill_process(self):
-        """kill -9, then reap."""
+        """kill -9, then reap. Returns the exit status: -9 when the kill
+        ended the process, its own status when it had exited before (None
+        when no process was running)."""
         if self.process is None:
-            return
+            return None
         self.process.kill()
-        self.process.wait(timeout=30)
+        code = self.process.wait(timeout=30)
         self.process = None
         self.running = False
+        return code
 
     def restart(self, extra_args=None, **kwargs):
         self.stop_node()
