@@ -3,13 +3,29 @@
 #include <util/args.h>
 #include <util/strencodings.h>
 
-#include <algorithm>
+#include <unistd.h>
 
 namespace node {
 
-std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, std::string& error)
+std::optional<uint64_t> GetTotalRAM()
 {
-    size_t total = DEFAULT_KERNEL_CACHE;
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) return std::nullopt;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+uint64_t GetDefaultDBCache(std::optional<uint64_t> total_ram)
+{
+    if constexpr (sizeof(void*) >= 8) {
+        if (total_ram.value_or(0) >= HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM) return HIGH_DEFAULT_DBCACHE;
+    }
+    return DEFAULT_DB_CACHE;
+}
+
+std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, std::optional<uint64_t> total_ram, std::string& error)
+{
+    size_t total = GetDefaultDBCache(total_ram);
     if (auto value = args.GetArg("dbcache")) {
         const auto mib = ParseInt64(*value);
         if (!mib) {

@@ -428,8 +428,15 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     for (const auto& key : args.UnknownConfigKeys()) LogWarning("Ignoring unknown configuration value {}", key);
 
     ApplyAssumeutxoArgs(args, params);
-    node.cache_sizes = CalculateCacheSizes(args, error);
+    const auto total_ram = GetTotalRAM();
+    node.cache_sizes = CalculateCacheSizes(args, total_ram, error);
     if (!node.cache_sizes) throw InitError(error);
+    if (total_ram && ShouldWarnOversizedDbCache(node.cache_sizes->Total(), *total_ram)) {
+        const std::string warning = fmt::format("A {} MiB dbcache may be too large for a system memory of only {} MiB.",
+                                                node.cache_sizes->Total() / MiB, *total_ram / MiB);
+        LogWarning("{}", warning);
+        std::cerr << "Warning: " << warning << std::endl;
+    }
     CoinsViewOptions coins_view;
     const auto batch_size_source = ReadCoinsViewArgs(args, node.cache_sizes->Total(), coins_view, error);
     if (!batch_size_source) throw InitError(error);

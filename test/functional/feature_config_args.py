@@ -200,6 +200,26 @@ class ConfigArgsTest(BitcoinTestFramework):
                                                                "coins_db": coins_db, "coins": coins})
             node.stop_node()
 
+        # Bitcoin Core's default: 1 GiB on a 64-bit machine with >= 4 GiB.
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        default = 1024 if ram >= 4 << 30 else 450
+        self.log.info("No -dbcache: %d MiB on a machine with %d MiB of RAM", default, ram >> 20)
+        with node.assert_debug_log(cache_configuration_lines(default)):
+            node.start()
+        node.stop_node()
+
+        # Quiet up to 3/4 of the RAM beyond 2 GiB, a warning (not a refusal)
+        # above it, on stderr and in the log, as Core words it.
+        largest_quiet = max(450, ((ram - (2 << 30)) // 4 * 3) >> 20)
+        self.log.info("-dbcache=%d starts quietly, -dbcache=%d warns", largest_quiet, largest_quiet + 1)
+        node.start(["-dbcache=%d" % largest_quiet])
+        node.stop_node()
+        warning = "A %d MiB dbcache may be too large for a system memory of only %d MiB." % (largest_quiet + 1, ram >> 20)
+        with node.assert_debug_log(["[warning] " + warning]):
+            node.start(["-dbcache=%d" % (largest_quiet + 1)])
+        assert_equal(node.getcoinscacheinfo()["dbcache"]["total"], (largest_quiet + 1) * MIB)
+        node.stop_node(expected_stderr="Warning: " + warning)
+
     def test_datadir_lock(self):
         node = self.nodes[0]
         self.log.info("A second bitcoind on the same datadir fails on the lock and leaves the first running")

@@ -1,0 +1,103 @@
+// node/caches.h: the default -dbcache by machine and the oversized -dbcache
+// warning, at the thresholds Bitcoin Core (master b88bffe5) uses. The
+// last rows were measured with the reference bitcoind on a machine with
+// 25,276,502,016 bytes of RAM: -dbcache=16543 started quietly, 16544 warned.
+
+#include <node/caches.h>
+#include <util/args.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace {
+
+constexpr uint64_t MIB{uint64_t{1} << 20};
+constexpr uint64_t GIB{uint64_t{1} << 30};
+
+struct DefaultRow {
+    std::optional<uint64_t> total_ram;
+    uint64_t dbcache;
+};
+
+constexpr DefaultRow DEFAULTS[]{
+    {std::nullopt, 450 * MIB},
+    {1 * GIB, 450 * MIB},
+    {4 * GIB - 1, 450 * MIB},
+    {4 * GIB, 1024 * MIB},
+    {24 * GIB, 1024 * MIB},
+};
+
+// The largest -dbcache that starts without a warning, by total RAM.
+struct WarnRow {
+    uint64_t total_ram;
+    uint64_t largest_quiet;
+};
+
+constexpr WarnRow WARN_THRESHOLDS[]{
+    {0, 450 * MIB},
+    {1 * GIB, 450 * MIB},
+    {2 * GIB, 450 * MIB},
+    // 3/4 of 1 GiB is 768 MiB, above the 450 MiB floor.
+    {3 * GIB, 768 * MIB},
+    {8 * GIB, 6 * GIB * 3 / 4},
+    {32 * GIB, 30 * GIB * 3 / 4},
+    {25'276'502'016, (25'276'502'016 - 2 * GIB) / 4 * 3},
+};
+
+kernel::CacheSizes Calculate(const std::string& dbcache, std::optional<uint64_t> total_ram)
+{
+    ArgsManager args;
+    args.AddArg("-dbcache=<n>", "", ArgsManager::Flags::NONE, "");
+    std::string error;
+    const char* argv[]{"bitcoind", dbcache.c_str()};
+    BOOST_REQUIRE(args.ParseParameters(dbcache.empty() ? 1 : 2, argv, error));
+    const auto sizes = node::CalculateCacheSizes(args, total_ram, error);
+    BOOST_REQUIRE_MESSAGE(sizes, error);
+    return *sizes;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(node_caches_tests)
+
+BOOST_AUTO_TEST_CASE(default_dbcache_by_total_ram)
+{
+    for (const auto& row : DEFAULTS) {
+        BOOST_TEST_CONTEXT("total RAM " << row.total_ram.value_or(0))
+        {
+            BOOST_CHECK_EQUAL(node::GetDefaultDBCache(row.total_ram), row.dbcache);
+            // Without -dbcache the split starts from that default.
+            BOOST_CHECK_EQUAL(Calculate("", row.total_ram).Total(), row.dbcache);
+            // A given -dbcache wins on any machine.
+            BOOST_CHECK_EQUAL(Calculate("-dbcache=300", row.total_ram).Total(), 300 * MIB);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(oversized_dbcache_warning_thresholds)
+{
+    for (const auto& row : WARN_THRESHOLDS) {
+        BOOST_TEST_CONTEXT("total RAM " << row.total_ram)
+        {
+            BOOST_CHECK(!node::ShouldWarnOversizedDbCache(MIN_DB_CACHE, row.total_ram));
+            BOOST_CHECK(!node::ShouldWarnOversizedDbCache(row.largest_quiet, row.total_ram));
+            BOOST_CHECK(node::ShouldWarnOversizedDbCache(row.largest_quiet + 1, row.total_ram));
+        }
+    }
+    // The measured pair, in whole MiB as the flag takes it.
+    BOOST_CHECK(!node::ShouldWarnOversizedDbCache(16543 * MIB, 25'276'502'016));
+    BOOST_CHECK(node::ShouldWarnOversizedDbCache(16544 * MIB, 25'276'502'016));
+}
+
+BOOST_AUTO_TEST_CASE(total_ram_is_known_here)
+{
+    // Linux always answers; 0 would silently disable the warning.
+    const auto ram = node::GetTotalRAM();
+    BOOST_REQUIRE(ram);
+    BOOST_CHECK_GT(*ram, 64 * MIB);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
