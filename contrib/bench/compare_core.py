@@ -91,9 +91,9 @@ class Node:
 
     def base_args(self, datadir, dbcache):
         args = ["-regtest", f"-datadir={datadir}", f"-dbcache={dbcache}", "-listen=0", "-connect=0",
-                "-blocksonly=1", f"-rpcport={self.port}", "-printtoconsole=0", "-debug=coindb", "-daemon=0"]
-        if self.kind == "core":
-            args.append("-logtimemicros")
+                "-blocksonly=1", f"-rpcport={self.port}", "-printtoconsole=0", "-debug=coindb", "-daemon=0",
+                # Both log whole seconds by default; the timings need more.
+                "-logtimemicros"]
         return args
 
     def start(self, datadir, args, env=None):

@@ -50,11 +50,13 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-signet", "Use the signet chain", F::NONE, chain);
 
     const std::string debug = "Debugging/Testing options";
-    args.AddArg("-debug=<category>", "Output debug and trace logging (default: -nodebug). <category> can be 1, all, " + logging::CategoryNames(), F::NONE, debug);
-    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category", F::NONE, debug);
+    args.AddArg("-debug=<category>", "Output debug and trace logging (default: -nodebug). <category> can be 1 or all (every category), 0 or none (no effect), or a category: coinsdb writes lines under " + logging::CategoryNames() + ". Every name Bitcoin Core takes (" + logging::KnownCategoryNames() + ") is accepted, so Core's command lines run; the others show nothing. Any other name is refused", F::NONE, debug);
+    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category (the names -debug takes)", F::NONE, debug);
+    args.AddArg("-loglevel=<level>|<category>:<level>", "Set the global or per-category severity level for logging categories enabled with -debug: trace, debug or info (default: debug). Repeatable", F::DEBUG_ONLY, debug);
+    args.AddArg("-logtimemicros", "Add microsecond precision to debug timestamps (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
     args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: debug.log); -nodebuglogfile disables it", F::NONE, debug);
-    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (always on in coinsdb)", F::NONE, debug);
+    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (default: 1)", F::NONE, debug);
     args.AddArg("-dbbatchsize=<n|auto>",
                 "Maximum database write batch size in bytes, 1 to " + std::to_string(MAX_DB_BATCH_OPTION) + ", or auto: " + std::to_string(DEFAULT_DB_CACHE_BATCH / MiB) +
                     " MiB per whole " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + " MiB of -dbcache, at least " +

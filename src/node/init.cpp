@@ -196,29 +196,50 @@ std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::
     return path.is_absolute() ? path : dir / path;
 }
 
+// -debug, -debugexclude and -loglevel as Bitcoin Core reads them, refusing
+// what Core refuses (a typo would otherwise silently log nothing). Runs
+// before the log file is opened, so a refusal leaves no debug.log behind.
+void ApplyLogCategoryArgs(const ArgsManager& args)
+{
+    for (const std::string& name : args.GetArgs("debug")) {
+        if (name == "0" || name == "none") continue;
+        const auto category = logging::CategoryFromName(name.empty() ? "1" : name);
+        if (!category) throw InitError("Unsupported logging category -debug=" + name + ".");
+        logging::EnableCategory(*category);
+    }
+    for (const std::string& name : args.GetArgs("debugexclude")) {
+        const auto category = logging::CategoryFromName(name);
+        if (!category) throw InitError("Unsupported logging category -debugexclude=" + name + ".");
+        logging::DisableCategory(*category);
+    }
+    for (const std::string& value : args.GetArgs("loglevel")) {
+        const size_t colon = value.find(':');
+        if (colon == std::string::npos) {
+            const auto level = logging::LevelFromName(value);
+            if (!level) throw InitError("Unsupported global logging level -loglevel=" + value + ". Valid values: info, debug, trace.");
+            logging::SetLogLevel(*level);
+            continue;
+        }
+        const auto category = logging::CategoryFromName(value.substr(0, colon));
+        const auto level = logging::LevelFromName(value.substr(colon + 1));
+        if (!category || !level || *category == logging::Category::ALL) {
+            throw InitError("Unsupported category-specific logging level -loglevel=" + value +
+                            ". Expected -loglevel=<category>:<loglevel>. Valid categories: " + logging::KnownCategoryNames() +
+                            ". Valid loglevels: info, debug, trace.");
+        }
+        logging::SetCategoryLogLevel(*category, *level);
+    }
+}
+
 void SetupLogging(const ArgsManager& args, const std::filesystem::path& net_dir)
 {
+    ApplyLogCategoryArgs(args);
+    logging::SetTimestamps(args.GetBoolArg("logtimestamps", true), args.GetBoolArg("logtimemicros", false));
     if (!args.IsArgNegated("debuglogfile")) {
         const auto log_path = AbsPathInDir(net_dir, args.GetArg("debuglogfile", "debug.log"));
         if (!logging::OpenDebugLog(log_path.string())) throw InitError("Could not open debug log file " + log_path.string());
     }
     logging::SetPrintToConsole(args.GetBoolArg("printtoconsole", !args.GetBoolArg("daemon", false) && !args.GetBoolArg("daemonwait", false)));
-    for (const std::string& name : args.GetArgs("debug")) {
-        const auto category = logging::CategoryFromName(name.empty() ? "1" : name);
-        if (category == logging::Category::NONE) {
-            if (name != "0" && name != "none") LogWarning("Unsupported logging category -debug={}.", name);
-            continue;
-        }
-        logging::EnableCategory(category);
-    }
-    for (const std::string& name : args.GetArgs("debugexclude")) {
-        const auto category = logging::CategoryFromName(name);
-        if (category == logging::Category::NONE) {
-            LogWarning("Unsupported logging category -debugexclude={}.", name);
-            continue;
-        }
-        logging::DisableCategory(category);
-    }
 }
 
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)

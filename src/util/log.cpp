@@ -1,10 +1,14 @@
 #include <util/log.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace logging {
 namespace {
@@ -22,13 +26,34 @@ constexpr std::array CATEGORY_NAMES{
     CategoryName{Category::PRUNE, "prune"},
 };
 
+// Names Bitcoin Core (master b88bffe5) accepts that coinsdb writes nothing
+// under: the subsystems it does not have.
+constexpr std::array<std::string_view, 24> CORE_ONLY_CATEGORIES{
+    "addrman", "blockstorage", "cmpctblock", "estimatefee", "http", "i2p", "ipc", "kernel",
+    "mempool", "mempoolrej", "net", "privatebroadcast", "proxy", "qt", "rand", "reindex",
+    "scan", "selectcoins", "tor", "txpackages", "txreconciliation", "validation", "walletdb", "zmq",
+};
+
+constexpr size_t MAX_CATEGORIES{32};
+constexpr uint8_t NO_OVERRIDE{0xff};
+
 struct LoggerState {
     std::mutex mutex;
-    uint32_t categories{0};
+    // Read on every LogDebug, written at start-up and by the logging RPC.
+    std::atomic<uint32_t> categories{0};
+    std::atomic<uint8_t> level{static_cast<uint8_t>(DEFAULT_LOG_LEVEL)};
+    std::array<std::atomic<uint8_t>, MAX_CATEGORIES> category_level{};
+    std::atomic<bool> timestamps{true};
+    std::atomic<bool> micros{false};
     FILE* file{nullptr};
     bool console{false};
     bool capturing{false};
     std::string capture;
+
+    LoggerState()
+    {
+        for (auto& entry : category_level) entry = NO_OVERRIDE;
+    }
 };
 
 LoggerState& State()
@@ -37,26 +62,38 @@ LoggerState& State()
     return state;
 }
 
+// The bit a single category occupies; categories are one bit each.
+size_t BitIndex(Category category)
+{
+    return static_cast<size_t>(std::countr_zero(static_cast<uint32_t>(category)));
+}
+
 std::string Timestamp()
 {
+    if (!State().timestamps) return "";
     const auto now = std::chrono::system_clock::now();
     const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
     const std::time_t seconds = micros / 1'000'000;
     std::tm utc{};
     gmtime_r(&seconds, &utc);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", utc.tm_year + 1900, utc.tm_mon + 1,
-                       utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, micros % 1'000'000);
+    std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", utc.tm_year + 1900, utc.tm_mon + 1,
+                                  utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+    if (State().micros) out += fmt::format(".{:06}", micros % 1'000'000);
+    return out + "Z ";
 }
 
 } // namespace
 
-Category CategoryFromName(std::string_view name)
+std::optional<Category> CategoryFromName(std::string_view name)
 {
     if (name == "1" || name == "all") return Category::ALL;
     for (const auto& entry : CATEGORY_NAMES) {
         if (entry.name == name) return entry.category;
     }
-    return Category::NONE;
+    for (const auto core_only : CORE_ONLY_CATEGORIES) {
+        if (core_only == name) return Category::NONE;
+    }
+    return std::nullopt;
 }
 
 std::string CategoryNames()
@@ -69,23 +106,55 @@ std::string CategoryNames()
     return out;
 }
 
-void EnableCategory(Category category)
+std::string KnownCategoryNames()
 {
-    std::lock_guard lock{State().mutex};
-    State().categories |= static_cast<uint32_t>(category);
+    std::vector<std::string_view> names(CORE_ONLY_CATEGORIES.begin(), CORE_ONLY_CATEGORIES.end());
+    for (const auto& entry : CATEGORY_NAMES) names.push_back(entry.name);
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const auto name : names) {
+        if (!out.empty()) out += ", ";
+        out += name;
+    }
+    return out;
 }
 
-void DisableCategory(Category category)
+void EnableCategory(Category category) { State().categories |= static_cast<uint32_t>(category); }
+
+void DisableCategory(Category category) { State().categories &= ~static_cast<uint32_t>(category); }
+
+std::optional<Level> LevelFromName(std::string_view name)
 {
-    std::lock_guard lock{State().mutex};
-    State().categories &= ~static_cast<uint32_t>(category);
+    if (name == "trace") return Level::TRACE;
+    if (name == "debug") return Level::DEBUG;
+    if (name == "info") return Level::INFO;
+    return std::nullopt;
 }
 
-bool WillLog(Category category)
+void SetLogLevel(Level level) { State().level = static_cast<uint8_t>(level); }
+
+void SetCategoryLogLevel(Category category, Level level)
 {
-    // Racy read on purpose: categories are set at start-up, and a stale answer
-    // costs at most one line.
-    return (State().categories & static_cast<uint32_t>(category)) != 0;
+    // ALL and NONE are no single category: a global level or nothing.
+    if (category == Category::ALL) return SetLogLevel(level);
+    if (category == Category::NONE) return;
+    State().category_level[BitIndex(category)] = static_cast<uint8_t>(level);
+}
+
+bool WillLog(Category category, Level level)
+{
+    auto& state = State();
+    if ((state.categories & static_cast<uint32_t>(category)) == 0) return false;
+    if (category == Category::ALL || category == Category::NONE) return level >= static_cast<Level>(state.level.load());
+    const uint8_t override = state.category_level[BitIndex(category)];
+    const uint8_t threshold = override == NO_OVERRIDE ? state.level.load() : override;
+    return static_cast<uint8_t>(level) >= threshold;
+}
+
+void SetTimestamps(bool enabled, bool micros)
+{
+    State().timestamps = enabled;
+    State().micros = micros;
 }
 
 bool OpenDebugLog(const std::string& path)
@@ -128,7 +197,7 @@ std::string StopCapture()
 
 void LogLine(std::string_view message)
 {
-    const std::string line = Timestamp() + " " + std::string{message} + "\n";
+    const std::string line = Timestamp() + std::string{message} + "\n";
     std::lock_guard lock{State().mutex};
     auto& state = State();
     if (state.file) std::fputs(line.c_str(), state.file);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,13 +23,41 @@ enum class Category : uint32_t {
     ALL = ~uint32_t{0},
 };
 
-// Returns NONE for a name that is not a category.
-Category CategoryFromName(std::string_view name);
+// Bitcoin Core's category names, all accepted by -debug, -debugexclude and
+// -loglevel so that a command line written for Core runs here:
+//
+// | name                          | in coinsdb                       |
+// |-------------------------------|----------------------------------|
+// | coindb leveldb rpc bench prune | lines of that category           |
+// | 1, all                        | every category                   |
+// | any other name Core knows     | NONE: accepted, nothing to show  |
+// | anything else                 | nullopt: the option is refused   |
+std::optional<Category> CategoryFromName(std::string_view name);
+// The categories coinsdb writes lines under, comma-separated.
 std::string CategoryNames();
+// Every name Core accepts, comma-separated (for error messages).
+std::string KnownCategoryNames();
 
 void EnableCategory(Category category);
 void DisableCategory(Category category);
-bool WillLog(Category category);
+
+// Severity of a categorised line. A line is written when its category is
+// enabled and its level is at least the category's threshold (-loglevel;
+// debug unless set), so -loglevel=info hides debug lines and
+// -loglevel=trace shows trace lines too. Uncategorised lines (info,
+// warning, error) are always written.
+enum class Level : uint8_t { TRACE = 0, DEBUG = 1, INFO = 2 };
+constexpr Level DEFAULT_LOG_LEVEL{Level::DEBUG};
+// "trace", "debug" or "info" (the values -loglevel accepts, as Core).
+std::optional<Level> LevelFromName(std::string_view name);
+void SetLogLevel(Level level);
+void SetCategoryLogLevel(Category category, Level level);
+
+bool WillLog(Category category, Level level = Level::DEBUG);
+
+// -logtimestamps (default on) and -logtimemicros (default off): a line
+// starts with "2026-11-24T18:56:39Z", or "2026-11-24T18:56:39.123456Z".
+void SetTimestamps(bool enabled, bool micros);
 
 // Sinks. Opening a file that cannot be created returns false.
 bool OpenDebugLog(const std::string& path);

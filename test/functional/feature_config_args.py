@@ -6,6 +6,7 @@ a missing or read-only -datadir, the pid file, -rpcallowip without -rpcbind,
 -help, -daemon and -stopatheight."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -62,6 +63,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_conf_errors()
         self.test_command_line_errors()
         self.test_unknown_and_ignored()
+        self.test_logging_options()
         self.test_dbcache()
         self.test_datadir_lock()
         self.test_datadir_errors()
@@ -167,6 +169,51 @@ class ConfigArgsTest(BitcoinTestFramework):
                 ("-prune=-1", "Invalid -prune value '-1': expected a size in MiB"),
                 ("-prune=8796093022208", "Invalid -prune value '8796093022208': expected a size in MiB")):
             node.assert_start_raises_init_error([arg], "Error: " + message)
+
+        self.log.info("Logging categories and levels Core does not know are refused with Core's messages")
+        categories = ("addrman, bench, blockstorage, cmpctblock, coindb, estimatefee, http, i2p, ipc, kernel, leveldb, "
+                      "mempool, mempoolrej, net, privatebroadcast, proxy, prune, qt, rand, reindex, rpc, scan, "
+                      "selectcoins, tor, txpackages, txreconciliation, validation, walletdb, zmq")
+        for arg, message in (
+                ("-debug=foo", "Unsupported logging category -debug=foo."),
+                ("-debug=coinsdb", "Unsupported logging category -debug=coinsdb."),
+                ("-debugexclude=foo", "Unsupported logging category -debugexclude=foo."),
+                ("-loglevel=foo", "Unsupported global logging level -loglevel=foo. Valid values: info, debug, trace."),
+                ("-loglevel=warning", "Unsupported global logging level -loglevel=warning. Valid values: info, debug, trace."),
+                ("-loglevel=foo:debug", "Unsupported category-specific logging level -loglevel=foo:debug. Expected "
+                 "-loglevel=<category>:<loglevel>. Valid categories: %s. Valid loglevels: info, debug, trace." % categories),
+                ("-loglevel=coindb:foo", "Unsupported category-specific logging level -loglevel=coindb:foo. Expected "
+                 "-loglevel=<category>:<loglevel>. Valid categories: %s. Valid loglevels: info, debug, trace." % categories)):
+            node.assert_start_raises_init_error([arg], "Error: " + message)
+
+    def test_logging_options(self):
+        node = self.nodes[0]
+        self.log.info("Core's categories without coinsdb lines are accepted; -debug=0 and none enable nothing")
+        offset = node.debug_log_size()
+        node.start(["-debug=validation", "-debug=net", "-debug=0", "-debugexclude=zmq"])
+        node.getblockcount()
+        node.stop_node()
+        assert_not_in("[rpc]", node.read_debug_log(offset))
+
+        self.log.info("-debug=rpc writes [rpc] lines; -loglevel=info or -loglevel=rpc:info hides them")
+        for extra, shown in (([], True), (["-loglevel=info"], False), (["-loglevel=rpc:info"], False),
+                             (["-loglevel=info", "-loglevel=rpc:debug"], True), (["-debugexclude=rpc"], False)):
+            offset = node.debug_log_size()
+            node.start(["-debug=rpc"] + extra)
+            node.getblockcount()
+            node.stop_node()
+            log = node.read_debug_log(offset)
+            assert_equal("[rpc] ThreadRPCServer method=getblockcount" in log, shown)
+
+        self.log.info("Timestamps: whole seconds by default (Core's format), microseconds with -logtimemicros, none with -nologtimestamps")
+        for extra, pattern in (([], r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ Shutdown: done"),
+                               (["-logtimemicros"], r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z Shutdown: done"),
+                               (["-nologtimestamps"], r"Shutdown: done")):
+            offset = node.debug_log_size()
+            node.start(extra)
+            node.stop_node()
+            last = node.read_debug_log(offset).rstrip().splitlines()[-1]
+            assert re.fullmatch(pattern, last), (extra, last)
 
     def test_unknown_and_ignored(self):
         node = self.nodes[0]

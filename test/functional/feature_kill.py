@@ -63,7 +63,8 @@ BATCH_BYTES = 50_000
 # flush writes all of it.
 SMALL_CACHE = ["-dbcache=4"]
 LARGE_CACHE = ["-dbcache=300"]
-COMMON_ARGS = ["-dbbatchsize=%d" % BATCH_BYTES, "-debug=coindb"]
+# Kill moments are planned from log timestamps: they need microseconds.
+COMMON_ARGS = ["-dbbatchsize=%d" % BATCH_BYTES, "-debug=coindb", "-logtimemicros"]
 # A load's hash check, base files and activation take well under a
 # millisecond after its final flush: kills planned there ('tail') are the
 # ones that find the snapshot chainstate complete, or nearly.
