@@ -148,6 +148,36 @@ BOOST_FIXTURE_TEST_CASE(config_file_sections_and_precedence, TempDirFixture)
     }
 }
 
+// Given twice: the command line's last value wins, a conf file's first
+// (Bitcoin Core's rule, checked with the reference bitcoind: rpcport=19997
+// then rpcport=19998 in [regtest] bound 19997). Lists keep every value.
+BOOST_FIXTURE_TEST_CASE(repeated_values_precedence, TempDirFixture)
+{
+    std::ofstream{m_path / "bitcoin.conf"} << "dbcache=100\n"
+                                               "dbcache=200\n"
+                                               "debug=coindb\n"
+                                               "debug=rpc\n"
+                                               "[regtest]\n"
+                                               "rpcport=19997\n"
+                                               "rpcport=19998\n";
+    const std::string datadir_arg = "-datadir=" + m_path.string();
+    std::string error;
+
+    ArgsManager from_conf = MakeArgs();
+    BOOST_REQUIRE(Parse(from_conf, {datadir_arg.c_str()}, error));
+    BOOST_REQUIRE_MESSAGE(from_conf.ReadConfigFiles(error), error);
+    from_conf.SelectConfigNetwork("regtest");
+    BOOST_CHECK_EQUAL(from_conf.GetArg("dbcache", "unset"), "100");
+    BOOST_CHECK_EQUAL(from_conf.GetArg("rpcport", "unset"), "19997");
+    BOOST_CHECK((from_conf.GetArgs("debug") == std::vector<std::string>{"coindb", "rpc"}));
+
+    ArgsManager from_command_line = MakeArgs();
+    BOOST_REQUIRE(Parse(from_command_line, {datadir_arg.c_str(), "-dbcache=1", "-dbcache=2"}, error));
+    BOOST_REQUIRE_MESSAGE(from_command_line.ReadConfigFiles(error), error);
+    from_command_line.SelectConfigNetwork("regtest");
+    BOOST_CHECK_EQUAL(from_command_line.GetArg("dbcache", "unset"), "2");
+}
+
 BOOST_FIXTURE_TEST_CASE(config_file_errors, TempDirFixture)
 {
     std::ofstream{m_path / "bad.conf"} << "dbcache\n";

@@ -196,23 +196,32 @@ bool ArgsManager::ReadConfigFiles(std::string& error)
     return ParseConfigStream(stream, conf_path.string(), error);
 }
 
-std::vector<std::string> ArgsManager::Lookup(const std::string& name) const
+ArgsManager::Values ArgsManager::Lookup(const std::string& name) const
 {
-    if (auto it = m_forced.find(name); it != m_forced.end()) return it->second;
-    if (auto it = m_command_line.find(name); it != m_command_line.end()) return it->second;
+    if (auto it = m_forced.find(name); it != m_forced.end()) return {it->second, false};
+    if (auto it = m_command_line.find(name); it != m_command_line.end()) return {it->second, false};
     if (!m_network.empty()) {
         if (auto sec = m_config.find(m_network); sec != m_config.end()) {
-            if (auto it = sec->second.find(name); it != sec->second.end()) return it->second;
+            if (auto it = sec->second.find(name); it != sec->second.end()) return {it->second, true};
         }
     }
     const Option* option = FindOption(name);
     const bool top_level_applies = !(option && (option->flags & NETWORK_ONLY)) || m_network.empty() || m_network == "main";
     if (top_level_applies) {
         if (auto sec = m_config.find(""); sec != m_config.end()) {
-            if (auto it = sec->second.find(name); it != sec->second.end()) return it->second;
+            if (auto it = sec->second.find(name); it != sec->second.end()) return {it->second, true};
         }
     }
     return {};
+}
+
+std::optional<std::string> ArgsManager::SingleValue(const std::string& name) const
+{
+    const Values found = Lookup(name);
+    if (found.values.empty()) return std::nullopt;
+    // On the command line the last value wins; in a conf file the first
+    // does, as upstream. A negation clears what came before it in either.
+    return found.from_config ? found.values.front() : found.values.back();
 }
 
 void ArgsManager::SelectConfigNetwork(const std::string& network)
@@ -239,19 +248,15 @@ std::optional<std::string> ArgsManager::CheckIntArgs() const
     return std::nullopt;
 }
 
-bool ArgsManager::IsArgSet(const std::string& name) const { return !Lookup(name).empty(); }
+bool ArgsManager::IsArgSet(const std::string& name) const { return !Lookup(name).values.empty(); }
 
-bool ArgsManager::IsArgNegated(const std::string& name) const
-{
-    const auto values = Lookup(name);
-    return !values.empty() && values.back() == NEGATED;
-}
+bool ArgsManager::IsArgNegated(const std::string& name) const { return SingleValue(name) == NEGATED; }
 
 std::optional<std::string> ArgsManager::GetArg(const std::string& name) const
 {
-    const auto values = Lookup(name);
-    if (values.empty()) return std::nullopt;
-    return values.back() == NEGATED ? "0" : values.back();
+    const auto value = SingleValue(name);
+    if (!value) return std::nullopt;
+    return *value == NEGATED ? "0" : *value;
 }
 
 std::string ArgsManager::GetArg(const std::string& name, const std::string& fallback) const
@@ -275,7 +280,7 @@ bool ArgsManager::GetBoolArg(const std::string& name, bool fallback) const
 std::vector<std::string> ArgsManager::GetArgs(const std::string& name) const
 {
     std::vector<std::string> out;
-    for (const auto& value : Lookup(name)) {
+    for (const auto& value : Lookup(name).values) {
         if (value == NEGATED) {
             out.clear();
         } else {

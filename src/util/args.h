@@ -16,7 +16,8 @@
 //   conf file: name=value lines, # comments, [main]/[test]/[testnet4]/
 //   [signet]/[regtest] sections, or section.name=value at the top.
 // The command line wins over the conf file; a network section wins over
-// the top of the file. Options flagged NETWORK_ONLY (ports, binds) at the
+// the top of the file. Given twice, the last value wins on the command line
+// and the first in a conf file, as upstream. Options flagged NETWORK_ONLY (ports, binds) at the
 // top of the file apply to main only, as upstream.
 //
 // Only the node layer and the binaries read arguments: the core libraries
@@ -105,9 +106,15 @@ public:
 
 private:
     bool ParseConfigStream(std::istream& stream, const std::string& filepath, std::string& error);
-    // Values of name in precedence order (command line, then conf section,
-    // then conf top level).
-    std::vector<std::string> Lookup(const std::string& name) const;
+    // The values of name from the first source that has any: forced, the
+    // command line, the conf file's network section, then its top level.
+    struct Values {
+        std::vector<std::string> values;
+        bool from_config{false};
+    };
+    Values Lookup(const std::string& name) const;
+    // The value a single-valued option takes (possibly the negation mark).
+    std::optional<std::string> SingleValue(const std::string& name) const;
 
     std::map<std::string, Option> m_options;
     std::map<std::string, std::string> m_ignored_reasons;
