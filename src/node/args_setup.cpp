@@ -26,6 +26,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-help-debug", "Print help including debugging options and exit", F::NONE, opts);
     args.AddArg("-version", "Print version and exit", F::NONE, opts);
     args.AddArg("-conf=<file>", "Specify path to read-only configuration file. Relative paths are prefixed by the datadir location (default: bitcoin.conf)", F::NONE, opts);
+    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line)", F::NONE, opts);
     args.AddArg("-datadir=<dir>", "Specify data directory, which must exist (default: ~/.coinsdb, created if missing)", F::NONE, opts);
     args.AddArg("-allowforeigndatadir", "Start even when the data directory holds data coinsdb did not create: chain data (blocks/, chainstate/) without coinsdb's marker file, or files only Bitcoin Core writes (wallets, settings.json, peers.dat, indexes, ...). coinsdb may then rewrite Core's block index and chainstate, which Core would trust although coinsdb does not verify scripts (default: 0)", F::NONE, opts);
     args.AddArg("-daemon", "Run in the background as a daemon; returns once the node is ready to serve RPC (default: 0)", F::NONE, opts);

@@ -447,6 +447,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     LogInfo("Scripts and signatures are not verified: coinsdb keeps the UTXO set only");
     for (const auto& [name, why] : args.IgnoredArgsSet()) LogInfo("Option -{} has no effect in coinsdb ({})", name, why);
     for (const auto& key : args.UnknownConfigKeys()) LogWarning("Ignoring unknown configuration value {}", key);
+    for (const auto& warning : args.ConfigWarnings()) LogWarning("{}", warning);
 
     ApplyAssumeutxoArgs(args, params);
     const auto total_ram = GetTotalRAM();

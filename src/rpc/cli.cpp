@@ -214,6 +214,7 @@ void SetupCliArgs(ArgsManager& args)
     args.AddArg("-help", "Print this help message and exit", ArgsManager::DEBUG_ONLY, options);
     args.AddArg("-version", "Print version and exit", ArgsManager::NONE, options);
     args.AddArg("-conf=<file>", "Specify configuration file. Relative paths will be prefixed by datadir location. (default: bitcoin.conf)", ArgsManager::NONE, options);
+    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line)", ArgsManager::NONE, options);
     args.AddArg("-datadir=<dir>", "Specify data directory (default: ~/.coinsdb)", ArgsManager::NONE, options);
     args.AddArg("-named", "Pass named instead of positional arguments (default: false)", ArgsManager::NONE, options);
     const ArgsManager::IntForm seconds{.min = 0, .max = INT32_MAX, .expected = "", .port = false};

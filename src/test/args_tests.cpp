@@ -19,6 +19,7 @@ ArgsManager MakeArgs()
     args.AddArg("-rpcport=<port>", "", ArgsManager::NETWORK_ONLY, "o");
     args.AddArg("-datadir=<dir>", "", ArgsManager::NONE, "o");
     args.AddArg("-conf=<file>", "", ArgsManager::NONE, "o");
+    args.AddArg("-includeconf=<file>", "", ArgsManager::NONE, "o");
     args.AddArg("-regtest", "", ArgsManager::NONE, "o");
     args.AddArg("-testnet", "", ArgsManager::NONE, "o");
     args.AddArg("-testnet4", "", ArgsManager::NONE, "o");
@@ -176,6 +177,48 @@ BOOST_FIXTURE_TEST_CASE(repeated_values_precedence, TempDirFixture)
     BOOST_REQUIRE_MESSAGE(from_command_line.ReadConfigFiles(error), error);
     from_command_line.SelectConfigNetwork("regtest");
     BOOST_CHECK_EQUAL(from_command_line.GetArg("dbcache", "unset"), "2");
+}
+
+// includeconf=<file>: read after the main file (so the main file wins a
+// conflict), from the chain's section and the top level, relative to the
+// datadir; once only; never from the command line.
+BOOST_FIXTURE_TEST_CASE(included_config_files, TempDirFixture)
+{
+    std::ofstream{m_path / "bitcoin.conf"} << "dbcache=100\n"
+                                               "includeconf=top.conf\n"
+                                               "[regtest]\n"
+                                               "includeconf=regtest.conf\n"
+                                               "[main]\n"
+                                               "includeconf=main-only.conf\n";
+    std::ofstream{m_path / "top.conf"} << "dbcache=999\n"
+                                          "debug=rpc\n";
+    std::ofstream{m_path / "regtest.conf"} << "[regtest]\n"
+                                              "dbbatchsize=7\n"
+                                              "includeconf=nested.conf\n";
+    const std::string datadir_arg = "-datadir=" + m_path.string();
+    std::string error;
+
+    ArgsManager args = MakeArgs();
+    BOOST_REQUIRE(Parse(args, {datadir_arg.c_str(), "-regtest"}, error));
+    // main-only.conf does not exist: only the chosen chain's section counts.
+    BOOST_REQUIRE_MESSAGE(args.ReadConfigFiles(error), error);
+    args.SelectConfigNetwork("regtest");
+    BOOST_CHECK_EQUAL(args.GetArg("dbcache", "unset"), "100");
+    BOOST_CHECK((args.GetArgs("debug") == std::vector<std::string>{"rpc"}));
+    BOOST_CHECK_EQUAL(args.GetArg("dbbatchsize", "unset"), "7");
+    BOOST_CHECK((args.ConfigWarnings() ==
+                 std::vector<std::string>{"-includeconf cannot be used from included files; ignoring -includeconf=nested.conf"}));
+
+    // On main, the missing file is an error naming it.
+    ArgsManager on_main = MakeArgs();
+    BOOST_REQUIRE(Parse(on_main, {datadir_arg.c_str()}, error));
+    BOOST_CHECK(!on_main.ReadConfigFiles(error));
+    BOOST_CHECK_EQUAL(error, "Failed to include configuration file " + (m_path / "main-only.conf").string());
+
+    ArgsManager command_line = MakeArgs();
+    BOOST_CHECK(!Parse(command_line, {"-includeconf=x.conf"}, error));
+    BOOST_CHECK_EQUAL(error, "-includeconf cannot be used from commandline; -includeconf=\"x.conf\"");
+    BOOST_CHECK(Parse(command_line, {"-noincludeconf"}, error));
 }
 
 BOOST_FIXTURE_TEST_CASE(config_file_errors, TempDirFixture)

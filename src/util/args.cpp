@@ -133,6 +133,11 @@ bool ArgsManager::ParseParameters(int argc, const char* const argv[], std::strin
             error = "Invalid parameter -no" + parsed.name;
             return false;
         }
+        // Only a conf file may include others, as upstream (-noincludeconf is fine).
+        if (parsed.name == "includeconf" && !parsed.negated) {
+            error = "-includeconf cannot be used from commandline; -includeconf=\"" + value.value_or("") + "\"";
+            return false;
+        }
         StoreValue(m_command_line[parsed.name], parsed);
     }
     return true;
@@ -182,6 +187,7 @@ bool ArgsManager::ReadConfigFiles(std::string& error)
 {
     m_config.clear();
     m_unknown_conf_keys.clear();
+    m_config_warnings.clear();
     const bool explicit_conf = IsArgSet("conf");
     std::filesystem::path conf_path = GetArg("conf", "bitcoin.conf");
     if (conf_path.is_relative()) conf_path = GetDataDirBase() / conf_path;
@@ -193,7 +199,54 @@ bool ArgsManager::ReadConfigFiles(std::string& error)
         }
         return true;
     }
-    return ParseConfigStream(stream, conf_path.string(), error);
+    if (!ParseConfigStream(stream, conf_path.string(), error)) return false;
+    return ReadIncludedConfigFiles(error);
+}
+
+// includeconf=<file> lines of the chain's section, then of the top of the
+// file, name more files to read, in that order, relative to the datadir.
+// They are read once: an includeconf line inside an included file is
+// ignored with a warning, as upstream does.
+bool ArgsManager::ReadIncludedConfigFiles(std::string& error)
+{
+    std::string chain_error;
+    const auto chain = GetChainTypeString(chain_error);
+    // A chain conflict is reported by the caller, with its own message.
+    if (!chain) return true;
+    const auto names_in = [&](const std::string& section) {
+        std::vector<std::string> names;
+        if (auto sec = m_config.find(section); sec != m_config.end()) {
+            if (auto it = sec->second.find("includeconf"); it != sec->second.end()) {
+                for (const auto& name : it->second) {
+                    if (name != NEGATED) names.push_back(name);
+                }
+            }
+        }
+        return names;
+    };
+    const auto chain_before = names_in(*chain);
+    const auto top_before = names_in("");
+    std::vector<std::string> includes = chain_before;
+    includes.insert(includes.end(), top_before.begin(), top_before.end());
+
+    for (const std::string& name : includes) {
+        std::filesystem::path path{name};
+        if (path.is_relative()) path = GetDataDirBase() / path;
+        std::ifstream stream{path};
+        if (!stream.good()) {
+            error = "Failed to include configuration file " + path.string();
+            return false;
+        }
+        if (!ParseConfigStream(stream, path.string(), error)) return false;
+    }
+    // Whatever the included files added to the lists was never read.
+    for (const auto& [section, before] : {std::pair{*chain, chain_before.size()}, std::pair{std::string{}, top_before.size()}}) {
+        const auto after = names_in(section);
+        for (size_t i = before; i < after.size(); ++i) {
+            m_config_warnings.push_back("-includeconf cannot be used from included files; ignoring -includeconf=" + after[i]);
+        }
+    }
+    return true;
 }
 
 ArgsManager::Values ArgsManager::Lookup(const std::string& name) const

@@ -64,8 +64,9 @@ public:
 
     // Returns false with error set on an unknown or malformed option.
     bool ParseParameters(int argc, const char* const argv[], std::string& error);
-    // Reads the -conf file (relative paths are under the datadir). A missing
-    // default file is fine; a missing explicit one is an error.
+    // Reads the -conf file (relative paths are under the datadir), then the
+    // files its includeconf lines name. A missing default file is fine; a
+    // missing explicit or included one is an error.
     bool ReadConfigFiles(std::string& error);
     // Positional arguments (bitcoin-cli's method and params).
     const std::vector<std::string>& Positionals() const { return m_positionals; }
@@ -100,12 +101,15 @@ public:
     std::vector<std::pair<std::string, std::string>> IgnoredArgsSet() const;
     // Conf-file keys that were not recognised (logged as warnings).
     const std::vector<std::string>& UnknownConfigKeys() const { return m_unknown_conf_keys; }
+    // Other conf-file problems that do not stop start-up (logged as warnings).
+    const std::vector<std::string>& ConfigWarnings() const { return m_config_warnings; }
 
     std::string GetHelpMessage(bool show_debug) const;
     const Option* FindOption(const std::string& name) const;
 
 private:
     bool ParseConfigStream(std::istream& stream, const std::string& filepath, std::string& error);
+    bool ReadIncludedConfigFiles(std::string& error);
     // The values of name from the first source that has any: forced, the
     // command line, the conf file's network section, then its top level.
     struct Values {
@@ -124,6 +128,7 @@ private:
     std::map<std::string, std::map<std::string, std::vector<std::string>>> m_config;
     std::vector<std::string> m_positionals;
     std::vector<std::string> m_unknown_conf_keys;
+    std::vector<std::string> m_config_warnings;
     std::string m_network;
 };
 

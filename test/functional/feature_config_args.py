@@ -63,6 +63,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_conf_errors()
         self.test_command_line_errors()
         self.test_unknown_and_ignored()
+        self.test_includeconf()
         self.test_logging_options()
         self.test_dbcache()
         self.test_datadir_lock()
@@ -133,6 +134,31 @@ class ConfigArgsTest(BitcoinTestFramework):
             ["-conf=bad.conf"],
             "Error: Error reading configuration file: parse error on line 2 of %s: nodebug, "
             "if you intended to specify a negated option, use nodebug=1 instead" % bad_conf)
+
+        self.log.info("-includeconf is refused on the command line, and a missing included file names itself")
+        node.assert_start_raises_init_error(
+            ["-includeconf=x.conf"],
+            'Error: Error parsing command line arguments: -includeconf cannot be used from commandline; -includeconf="x.conf"')
+        with open(os.path.join(node.datadir, "inc.conf"), "w", encoding="utf8") as f:
+            f.write("regtest=1\n[regtest]\nincludeconf=absent.conf\n")
+        node.assert_start_raises_init_error(
+            ["-conf=inc.conf"],
+            "Error: Error reading configuration file: Failed to include configuration file %s" % os.path.join(node.datadir, "absent.conf"))
+
+    def test_includeconf(self):
+        node = self.nodes[0]
+        self.log.info("includeconf: the included file's values apply, the main file wins a conflict, nesting is ignored with a warning")
+        with open(node.conf_path, encoding="utf8") as f:
+            conf = f.read()
+        node.write_conf(conf + "\ndbcache=100\n[regtest]\nincludeconf=extra.conf\n")
+        with open(os.path.join(node.datadir, "extra.conf"), "w", encoding="utf8") as f:
+            f.write("dbcache=200\ndbbatchsize=20000000\nincludeconf=nested.conf\n")
+        with node.assert_debug_log(["-includeconf cannot be used from included files; ignoring -includeconf=nested.conf",
+                                    "Using 20000000 bytes (19.1 MiB) database write batch size (fixed by -dbbatchsize)"]):
+            node.start()
+        assert_equal(node.getcoinscacheinfo()["dbcache"]["total"], 100 * MIB)
+        node.stop_node()
+        node.write_conf(conf)
 
     def test_command_line_errors(self):
         node = self.nodes[1]
