@@ -398,6 +398,10 @@ void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reinde
         LogInfo("-stopatheight={} reached: the tip is at height {} after the import; shutting down", stop_height, tip_height);
         node.RequestShutdown();
     }
+    if (node.args->GetBoolArg("stopafterblockimport", false) && !node.shutdown_requested) {
+        LogInfo("Stopping after block import");
+        node.RequestShutdown();
+    }
 }
 
 void WaitForShutdown(NodeContext& node)

@@ -5,7 +5,8 @@ Bitcoin Core's own blk00000.dat of every shared vector, with its 3-block
 stale branch, replays to the tip and UTXO set Core reported; the same blocks
 in a random order replay to the same result; a block spending a coin that
 does not exist is rejected with upstream's reason and the tip stays put;
--reindex-chainstate rebuilds the same set from the stored blocks.
+-reindex-chainstate rebuilds the same set from the stored blocks, and with
+-stopafterblockimport the node then stops by itself.
 """
 
 import json
@@ -92,6 +93,16 @@ class LoadBlockTest(BitcoinTestFramework):
         node.start(["-reindex-chainstate"])
         node.wait_for_debug_log("Block import finished", offset=offset, timeout=120)
         assert "wiping chainstate/" in node.read_debug_log(offset)
+        assert_equal(utxo_summary(node), want)
+        node.stop_node()
+
+        self.log.info("-stopafterblockimport: the node stops by itself, cleanly, once -reindex-chainstate is done")
+        offset = node.debug_log_size()
+        node.start(["-reindex-chainstate", "-stopafterblockimport"], wait_for_rpc=False)
+        node.wait_until_stopped(timeout=120)
+        log = node.read_debug_log(offset)
+        assert log.index("Block import finished") < log.index("Stopping after block import") < log.index("Shutdown: done"), log[-2000:]
+        node.start()
         assert_equal(utxo_summary(node), want)
         node.stop_node()
 
