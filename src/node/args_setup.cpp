@@ -77,6 +77,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddPortArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
     args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", F::NONE, rpc);
     args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", F::NONE, rpc);
+    args.AddArg("-rpcauth=<userpw>", "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>, as Bitcoin Core's share/rpcauth/rpcauth.py prints it. The client then connects normally using the rpcuser=<USERNAME>/rpcpassword=<PASSWORD> pair of arguments. Repeatable", F::NONE, rpc);
     args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location", F::NONE, rpc);
     // Every thread starts at once: a typo must not ask for millions.
     args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc,

@@ -11,6 +11,7 @@
 #include <node/context.h>
 #include <node/datadir_check.h>
 #include <node/rpc_blockchain.h>
+#include <node/rpcauth.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>
 #include <rpc/server.h>
@@ -296,9 +297,23 @@ std::vector<std::string> RpcCredentials(const ArgsManager& args, const std::file
     return credentials;
 }
 
-HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainParams& params, std::vector<std::string> credentials)
+// Everything but the credentials, so that a bad option stops start-up before
+// a cookie file is written.
+HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainParams& params)
 {
     HTTPRPCServer::Options options;
+    if (args.IsArgSet("rpcauth")) {
+        auto entries = ParseRpcAuth(args.GetArgs("rpcauth"));
+        if (!entries) {
+            // Core's words, in the log and on the terminal.
+            LogWarning("Invalid -rpcauth argument.");
+            throw InitError("Unable to start HTTP server. See debug log for details.");
+        }
+        LogInfo("Using rpcauth authentication.");
+        options.check_credentials = [entries = std::move(*entries)](std::string_view user_pass) {
+            return RpcAuthMatches(entries, user_pass);
+        };
+    }
     options.port = static_cast<uint16_t>(args.GetIntArg("rpcport", params.DefaultRPCPort()));
     options.allow_ips = args.GetArgs("rpcallowip");
     // -rpcbind widens the listener only together with -rpcallowip, so that
@@ -312,7 +327,6 @@ HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainPar
         // still cannot connect.
         LogWarning("Option -rpcallowip was specified without -rpcbind; this doesn't usually make sense");
     }
-    options.auth_credentials = std::move(credentials);
     options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", 4)));
     options.work_queue_depth = static_cast<int>(args.GetIntArg("rpcworkqueue", DEFAULT_HTTP_WORKQUEUE));
     options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", 30)));
@@ -473,7 +487,9 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     RegisterBlockchainRPCCommands(table, node);
     std::filesystem::path cookie_path;
     HTTPRPCServer server;
-    if (!server.Start(RpcServerOptions(args, params, RpcCredentials(args, net_dir, cookie_path)),
+    HTTPRPCServer::Options server_options = RpcServerOptions(args, params);
+    server_options.auth_credentials = RpcCredentials(args, net_dir, cookie_path);
+    if (!server.Start(server_options,
                       [&table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); }, error)) {
         if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
         throw InitError("Unable to start HTTP server. " + error);

@@ -177,6 +177,7 @@ bool HTTPRPCServer::Impl::CredentialsValid(const std::string& authorization) con
     // Every entry is compared, so the time does not say which one matched.
     bool valid = false;
     for (const std::string& credentials : options.auth_credentials) valid |= TimingResistantEqual(*user_pass, credentials);
+    if (options.check_credentials) valid |= options.check_credentials(*user_pass);
     return valid;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // The HTTP side of the RPC server, on libevent's evhttp (whose types stay in
@@ -41,6 +42,9 @@ public:
         // Accepted "user:password" pairs (e.g. -rpcuser:-rpcpassword and the
         // cookie). None accepted when empty.
         std::vector<std::string> auth_credentials;
+        // Asked about a "user:password" that no auth_credentials entry
+        // matched, e.g. to check it against -rpcauth hashes; none when empty.
+        std::function<bool(std::string_view user_pass)> check_credentials;
         int worker_threads{4};
         // -rpcworkqueue: requests waiting for a worker before 503s.
         int work_queue_depth{DEFAULT_HTTP_WORKQUEUE};

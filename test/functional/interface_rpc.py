@@ -4,6 +4,8 @@ reply shapes and HTTP statuses, batches, notifications, parse and request
 errors, named parameters, help and -rpcworkqueue."""
 
 import base64
+import hashlib
+import hmac
 import concurrent.futures
 import json
 import os
@@ -74,6 +76,29 @@ class RPCInterfaceTest(BitcoinTestFramework):
         self.log.info("The cookie's credentials: 200")
         status, reply, _ = self.post({"method": "getblockcount", "id": 1})
         assert_equal((status, reply), (200, {"result": 0, "error": None, "id": 1}))
+
+        self.log.info("-rpcauth: a user with Core's salted HMAC-SHA-256 gets in with the password; the cookie still works")
+        salt = "8c5e0a2f3b7d4c6e9f1a2b3c4d5e6f70"
+        password = "correct horse battery staple"
+        entry = "carol:%s$%s" % (salt, hmac.new(salt.encode(), password.encode(), hashlib.sha256).hexdigest())
+        # A decoy whose hash belongs to another password.
+        decoy = "dave:%s$%s" % (salt, hmac.new(salt.encode(), b"other", hashlib.sha256).hexdigest())
+        with node.assert_debug_log(["Using rpcauth authentication."]):
+            node.restart(["-rpcauth=" + entry, "-rpcauth=" + decoy])
+        for credentials, want in (("carol:" + password, 200), ("carol:other", 401), ("dave:" + password, 401),
+                                  ("dave:other", 200), ("carol:" + password + "x", 401)):
+            header = "Basic " + base64.b64encode(credentials.encode()).decode()
+            status, _, _ = self.post({"method": "getblockcount", "id": 1}, auth=False, headers={"Authorization": header})
+            assert_equal((credentials, status), (credentials, want))
+        status, _, _ = self.post({"method": "getblockcount", "id": 1})
+        assert_equal(status, 200)
+        node.stop_node()
+
+        self.log.info("A malformed -rpcauth stops start-up with Core's messages, and leaves no cookie")
+        with node.assert_debug_log(["[warning] Invalid -rpcauth argument."]):
+            node.assert_start_raises_init_error(["-rpcauth=carol:nohash"], "Error: Unable to start HTTP server. See debug log for details.")
+        assert not os.path.exists(node.cookie_path)
+        node.start()
 
     def test_versions(self):
         self.log.info("JSON-RPC 1.0 (no jsonrpc member): result, error and id, always")
@@ -188,6 +213,8 @@ class RPCInterfaceTest(BitcoinTestFramework):
 
     def test_duplicate_keys(self):
         node = self.nodes[0]
+        # test_auth restarts the node: only this test's part of the log counts.
+        offset = node.debug_log_size()
         cases = [
             ("method", '{"method":"getblockcount","method":"stop","id":1}'),
             ("method", '{"method":"stop","method":"getblockcount","id":1}'),
@@ -207,7 +234,7 @@ class RPCInterfaceTest(BitcoinTestFramework):
             assert_equal(node.getblockcount(), 0)
         self.log.info("Duplicate key: the smuggled stop did not run; the node is still up")
         assert node.process.poll() is None
-        assert_not_in("Shutdown: In progress", node.read_debug_log())
+        assert_not_in("Shutdown: In progress", node.read_debug_log(offset))
 
     def test_params_and_help(self):
         node = self.nodes[0]
