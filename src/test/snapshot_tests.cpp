@@ -314,6 +314,43 @@ BOOST_AUTO_TEST_CASE(check_snapshot_base)
     BOOST_CHECK_EQUAL(regtest_200->hash_serialized.GetHex(), "17dcc016d188d16068907cdeb38b75691a118d43053b8cd6a25969419381d13a");
 }
 
+// The heights of every built-in table, as in Bitcoin Core master b88bffe5
+// (the reference build), and the newest entry of each chain in full.
+BOOST_AUTO_TEST_CASE(assumeutxo_tables_are_cores)
+{
+    struct Newest {
+        ChainType chain;
+        std::vector<int> heights;
+        std::string blockhash;
+        std::string hash_serialized;
+        uint64_t chain_tx_count;
+    };
+    const std::vector<Newest> tables{
+        {ChainType::MAIN, {840000, 880000, 910000, 935000}, "0000000000000000000147034958af1652b2b91bba607beacc5e72a56f0fb5ee",
+         "e4b90ef9eae834f56c4b64d2d50143cee10ad87994c614d7d04125e2a6025050", 1305397408},
+        {ChainType::TESTNET, {2500000, 4840000}, "00000000000000f4971a7fb37fbdff89315b69a2e1920c467654a382f0d64786",
+         "ce6bb677bb2ee9789c4a1c9d73e6683c53fc20e8fdbedbdaaf468982a0c8db2a", 536078574},
+        {ChainType::TESTNET4, {90000, 120000}, "000000000bd2317e51b3c5794981c35ba894ce27d3e772d5c39ecd9cbce01dc8",
+         "10b05d05ad468d0971162e1b222a4aa66caca89da2bb2a93f8f37fb29c4794b0", 14141057},
+        {ChainType::SIGNET, {160000, 290000}, "0000000577f2741bb30cd9d39d6d71b023afbeb9764f6260786a97969d5c9ac0",
+         "97267e000b4b876800167e71b9123f1529d13b14308abec2888bbd2160d14545", 28547497},
+    };
+    for (const auto& table : tables) {
+        BOOST_TEST_CONTEXT(ChainTypeToString(table.chain))
+        {
+            const CChainParams params = CChainParams::ForChain(table.chain);
+            std::vector<int> heights;
+            for (const auto& entry : params.AssumeutxoEntries()) heights.push_back(entry.height);
+            BOOST_CHECK(heights == table.heights);
+            const auto newest = params.AssumeutxoForHeight(table.heights.back());
+            BOOST_REQUIRE(newest);
+            BOOST_CHECK_EQUAL(newest->blockhash.GetHex(), table.blockhash);
+            BOOST_CHECK_EQUAL(newest->hash_serialized.GetHex(), table.hash_serialized);
+            BOOST_CHECK_EQUAL(newest->chain_tx_count, table.chain_tx_count);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(valid_file_loads)
 {
     TempDirFixture tmp;
