@@ -1,6 +1,7 @@
 #include <kernel/coinstats.h>
 
 #include <hash.h>
+#include <streams.h>
 
 namespace kernel {
 
@@ -17,6 +18,16 @@ void ApplyCoinHash(HashWriter& writer, const COutPoint& outpoint, const Coin& co
     writer << coin.out;
 }
 
+void ApplyCoinHash(MuHash3072& muhash, const COutPoint& outpoint, const Coin& coin)
+{
+    DataStream record;
+    record << outpoint;
+    record << static_cast<uint32_t>(coin.nHeight * 2 + coin.fCoinBase);
+    record << coin.out;
+    const auto bytes = record.Unread();
+    muhash.Insert(std::span{reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+}
+
 std::optional<CCoinsStats> ComputeUTXOStats(CoinStatsHashType hash_type, const CCoinsView& view,
                                             const std::function<void()>& interruption_point)
 {
@@ -26,6 +37,7 @@ std::optional<CCoinsStats> ComputeUTXOStats(CoinStatsHashType hash_type, const C
     CCoinsStats stats;
     stats.best_block = cursor->GetBestBlock();
     HashWriter writer;
+    MuHash3072 muhash;
     uint256 previous_txid;
     bool first = true;
     for (; cursor->Valid(); cursor->Next()) {
@@ -42,8 +54,10 @@ std::optional<CCoinsStats> ComputeUTXOStats(CoinStatsHashType hash_type, const C
         stats.total_amount += coin.out.nValue;
         stats.bogosize += GetBogoSize(coin.out.scriptPubKey);
         if (hash_type == CoinStatsHashType::HASH_SERIALIZED) ApplyCoinHash(writer, outpoint, coin);
+        if (hash_type == CoinStatsHashType::MUHASH) ApplyCoinHash(muhash, outpoint, coin);
     }
     if (hash_type == CoinStatsHashType::HASH_SERIALIZED) stats.hash_serialized = writer.GetHash();
+    if (hash_type == CoinStatsHashType::MUHASH) stats.hash_serialized = uint256{muhash.Finalize()};
     return stats;
 }
 

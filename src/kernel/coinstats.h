@@ -8,8 +8,12 @@
 //   txid (32) | LE32 vout | LE32 (height * 2 + coinbase) | LE64 amount |
 //   CompactSize(script length) | script (uncompressed)
 // shown byte-reversed like every hash.
+//
+// muhash is MuHash3072 (crypto/muhash.h) over the same per-coin records,
+// each inserted as one element, so it does not depend on the order.
 
 #include <coins.h>
+#include <crypto/muhash.h>
 #include <hash.h>
 #include <primitives/amount.h>
 #include <uint256.h>
@@ -26,11 +30,11 @@ struct CCoinsStats {
     uint64_t txouts{0};
     uint64_t bogosize{0};
     CAmount total_amount{0};
-    // Null unless hashing was asked for.
+    // hash_serialized_3 or muhash, as asked for; null for NONE.
     uint256 hash_serialized;
 };
 
-enum class CoinStatsHashType { HASH_SERIALIZED, NONE };
+enum class CoinStatsHashType { HASH_SERIALIZED, MUHASH, NONE };
 
 // The bytes a coin adds to the "bogosize" figure: a rough serialized size
 // that does not depend on the storage format.
@@ -38,6 +42,8 @@ uint64_t GetBogoSize(const CScript& script);
 
 // Feeds one coin's hash_serialized_3 record to a writer.
 void ApplyCoinHash(HashWriter& writer, const COutPoint& outpoint, const Coin& coin);
+// Inserts one coin's record into a MuHash3072.
+void ApplyCoinHash(MuHash3072& muhash, const COutPoint& outpoint, const Coin& coin);
 
 // Walks the view's cursor. interruption_point is called every so often and
 // may throw to abandon a long walk. Returns nullopt when the view has no

@@ -83,6 +83,12 @@ void CheckStats(const VectorDir& vec, const CCoinsViewDB& db)
     BOOST_CHECK_EQUAL(stats->bogosize, vec.expected["bogosize"].get<uint64_t>());
     BOOST_CHECK_EQUAL(stats->total_amount, ParseBtcAmount(vec.expected["total_amount"].get<std::string>()));
     BOOST_CHECK_EQUAL(stats->best_block.GetHex(), vec.expected["base_blockhash"].get<std::string>());
+
+    // The same set's MuHash3072, as Core's gettxoutsetinfo muhash printed it.
+    const auto muhash = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::MUHASH, db);
+    BOOST_REQUIRE(muhash);
+    BOOST_CHECK_EQUAL(muhash->hash_serialized.GetHex(), vec.expected["muhash"].get<std::string>());
+    BOOST_CHECK_EQUAL(muhash->txouts, stats->txouts);
 }
 
 // Every key and de-obfuscated value, in key order, as chainstate.txt has them.
