@@ -22,6 +22,7 @@ void SetupServerArgs(ArgsManager& args)
     const ArgsManager::IntForm positive{.min = 1, .max = INT32_MAX, .expected = "", .port = false};
     const std::string opts = "Options";
     args.AddArg("-?", "Print this help message and exit", F::NONE, opts);
+    args.AddArg("-h", "Print this help message and exit", F::DEBUG_ONLY, opts);
     args.AddArg("-help", "Print this help message and exit", F::NONE, opts);
     args.AddArg("-help-debug", "Print help including debugging options and exit", F::NONE, opts);
     args.AddArg("-version", "Print version and exit", F::NONE, opts);

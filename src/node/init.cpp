@@ -16,6 +16,7 @@
 #include <rpc/httpserver.h>
 #include <rpc/server.h>
 #include <util/args.h>
+#include <util/clientversion.h>
 #include <util/log.h>
 #include <util/strencodings.h>
 
@@ -34,8 +35,6 @@
 namespace node {
 namespace {
 
-constexpr const char* CLIENT_NAME = "coinsdb";
-constexpr const char* CLIENT_VERSION = "0.1.0";
 // Above this the final flush gets a warning: it can take minutes.
 constexpr size_t WARN_FLUSH_COINS_SIZE = size_t{1} << 30;
 
@@ -591,13 +590,14 @@ int AppMain(int argc, char* argv[])
         std::cerr << "Error: Error parsing command line arguments: " << error << std::endl;
         return EXIT_FAILURE;
     }
-    if (args.IsArgSet("?") || args.IsArgSet("help") || args.IsArgSet("help-debug")) {
-        std::cout << CLIENT_NAME << " daemon version v" << CLIENT_VERSION << "\n\nUsage:  bitcoind [options]\n\n"
+    // -h and -help as upstream, where they are hidden aliases of -?.
+    if (args.IsArgSet("?") || args.IsArgSet("h") || args.IsArgSet("help") || args.IsArgSet("help-debug")) {
+        std::cout << FormatVersion("daemon") << "\nUsage:  bitcoind [options]\n\n"
                   << args.GetHelpMessage(args.IsArgSet("help-debug"));
         return EXIT_SUCCESS;
     }
     if (args.IsArgSet("version")) {
-        std::cout << CLIENT_NAME << " daemon version v" << CLIENT_VERSION << "\n";
+        std::cout << FormatVersion("daemon");
         return EXIT_SUCCESS;
     }
     if (!args.Positionals().empty()) {

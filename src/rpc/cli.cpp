@@ -7,6 +7,7 @@
 #include <rpc/netutil.h>
 #include <rpc/protocol.h>
 #include <util/args.h>
+#include <util/clientversion.h>
 #include <util/strencodings.h>
 
 #include <chrono>
@@ -49,7 +50,7 @@ struct ConnectSettings {
 
 std::string Usage()
 {
-    return "Bitcoin Core RPC client (coinsdb)\n"
+    return FormatVersion("RPC client") +
            "\n"
            "Sends one command to a running bitcoind's JSON-RPC server and prints the result.\n"
            "\n"
@@ -247,7 +248,7 @@ int RunBitcoinCli(int argc, const char* const argv[], std::istream& in, std::ost
         return EXIT_FAILURE;
     }
     if (argc < 2 || HelpRequested(args) || args.IsArgSet("version")) {
-        std::string text = args.IsArgSet("version") ? "Bitcoin Core RPC client (coinsdb)\n" : Usage() + args.GetHelpMessage(/*show_debug=*/false);
+        std::string text = args.IsArgSet("version") ? FormatVersion("RPC client") : Usage() + args.GetHelpMessage(/*show_debug=*/false);
         if (argc < 2) {
             err << text << "Error: too few parameters\n";
             return EXIT_FAILURE;

@@ -422,6 +422,14 @@ class ConfigArgsTest(BitcoinTestFramework):
         assert_in("\n  -dbcache=<n>\n", debug_text)
         version = subprocess.run([self.bitcoind, "-version"], capture_output=True, text=True, check=True).stdout
         assert version.startswith("coinsdb daemon version v"), version
+        assert_in("Follows Bitcoin Core master b88bffe5 (v31.99).", version)
+
+        self.log.info("-h is -help, as the 'see bitcoind -h' hint promises; bitcoin-cli -version names its version")
+        short = subprocess.run([self.bitcoind, "-h"], capture_output=True, text=True, check=True).stdout
+        assert_equal(short, help_text)
+        cli_version = subprocess.run([self.bitcoin_cli, "-version"], capture_output=True, text=True, check=True).stdout
+        assert_equal(cli_version, "coinsdb RPC client version v%s\nFollows Bitcoin Core master b88bffe5 (v31.99).\n"
+                     % version.split(" version v")[1].split("\n")[0])
 
     def test_daemon(self):
         node = self.nodes[1]
