@@ -359,8 +359,14 @@ bool HTTPRPCServer::Start(const Options& options, Handler handler, std::string& 
     for (int i = 0; i < std::max(1, options.worker_threads); ++i) {
         impl.workers.emplace_back([&impl] { impl.WorkerLoop(); });
     }
+    // The loopback pair binds one port twice (127.0.0.1 and ::1): name it once.
     std::string ports;
-    for (const uint16_t port : impl.ports) ports += (ports.empty() ? "" : ", ") + std::to_string(port);
+    std::vector<uint16_t> named;
+    for (const uint16_t port : impl.ports) {
+        if (std::find(named.begin(), named.end(), port) != named.end()) continue;
+        named.push_back(port);
+        ports += (ports.empty() ? "" : ", ") + std::to_string(port);
+    }
     LogInfo("HTTP RPC server started on port(s) {}", ports);
     return true;
 }

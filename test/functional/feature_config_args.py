@@ -90,10 +90,13 @@ class ConfigArgsTest(BitcoinTestFramework):
             "",
         ]))
         node.rpc_port = real_port
+        offset = node.debug_log_size()
         with node.assert_debug_log(["Chain: regtest", "HTTP RPC server started on port(s) %d" % real_port]
                                    + cache_configuration_lines(7)
                                    + ["* Using 1048576 bytes (1.0 MiB) database write batch size (fixed by -dbbatchsize)"]):
             node.start(use_rpcport=False)
+        # Bound on 127.0.0.1 and ::1, the port is named once.
+        assert re.search(r"HTTP RPC server started on port\(s\) %d\n" % real_port, node.read_debug_log(offset))
         info = node.getcoinscacheinfo()
         assert_equal(info["dbcache"]["total"], 7 * MIB)
         assert_equal(info["batch_size"], 1048576)
