@@ -91,15 +91,20 @@ ConnectSettings ReadConnectSettings(const ArgsManager& args, const CliNetwork& n
     return settings;
 }
 
-std::string Credentials(const ArgsManager& args, const CliNetwork& network)
+// -rpcuser/-rpcpassword, else the cookie; nullopt when there is neither.
+std::optional<std::string> Credentials(const ArgsManager& args, const CliNetwork& network)
 {
     const std::string password = args.GetArg("rpcpassword", "");
     if (!password.empty()) return args.GetArg("rpcuser", "") + ":" + password;
     std::filesystem::path cookie = args.GetArg("rpccookiefile", "");
     if (cookie.empty()) cookie = ".cookie";
     if (cookie.is_relative()) cookie = args.GetDataDirBase() / network.data_dir_name / cookie;
-    if (auto credentials = ReadAuthCookie(cookie)) return *credentials;
-    throw CredentialsMissing{"Could not locate RPC credentials. No authentication cookie could be found, and RPC password is not set.  "
+    return ReadAuthCookie(cookie);
+}
+
+CredentialsMissing NoCredentials(const ArgsManager& args)
+{
+    return CredentialsMissing{"Could not locate RPC credentials. No authentication cookie could be found, and RPC password is not set.  "
                              "See -rpcpassword and -stdinrpcpass.  Configuration file: (" + ConfigFilePath(args).string() + ")"};
 }
 
@@ -109,20 +114,30 @@ json CallRPC(const ArgsManager& args, const CliNetwork& network, const ConnectSe
     HTTPPostRequest request;
     request.host = settings.host;
     request.port = settings.port;
-    request.credentials = Credentials(args, network);
+    // Without credentials the request still goes out: whether a server
+    // answers decides which problem to report (no node running is the
+    // likelier one, and the one upstream reports).
+    const auto credentials = Credentials(args, network);
+    request.credentials = credentials.value_or("");
     request.timeout_seconds = settings.timeout_seconds;
     request.body = "{\"method\":" + WriteJSON(method) + ",\"params\":" + WriteJSON(params) + ",\"id\":1,\"jsonrpc\":\"2.0\"}\n";
     const HTTPPostResponse response = HTTPPost(request);
 
     if (response.status == 0) {
-        std::string reason;
-        if (response.transport_error) {
-            reason = " (error code " + std::to_string(*response.transport_error) + " - \"" + HTTPTransportErrorString(*response.transport_error) + "\")";
+        const std::string server = settings.host + ":" + std::to_string(settings.port);
+        if (response.transport_error == 0) {
+            // EVREQ_HTTP_TIMEOUT: connected or not, nothing came back in time.
+            // A long call (loadtxoutset) may well still be running.
+            throw ConnectionFailed{"Error while attempting to communicate with server " + server + " (timeout)\n\n"
+                                   "No reply within -rpcclienttimeout=" + std::to_string(settings.timeout_seconds) +
+                                   " seconds: the server may be unreachable, or still running the call; "
+                                   "-rpcclienttimeout=0 waits without limit.\nUse \"bitcoin-cli -help\" for more info."};
         }
-        throw ConnectionFailed{"Could not connect to the server " + settings.host + ":" + std::to_string(settings.port) + reason +
+        throw ConnectionFailed{"Error while attempting to communicate with server " + server + " (Could not connect to the server)"
                                "\n\nMake sure the bitcoind server is running and that you are connecting to the correct RPC port."
                                "\nUse \"bitcoin-cli -help\" for more info."};
     }
+    if (!credentials) throw NoCredentials(args);
     if (response.status == HTTP_UNAUTHORIZED) throw std::runtime_error{"Authorization failed: Incorrect rpcuser or rpcpassword"};
     if (response.status == HTTP_SERVICE_UNAVAILABLE) throw std::runtime_error{"Server response: " + response.body};
     // 400, 404 and 500 carry a JSON-RPC error object (JSON-RPC 1.0 style).
@@ -159,7 +174,9 @@ json CallWithRetry(const ArgsManager& args, const CliNetwork& network, const Con
             if (settings.wait && IsWarmupError(reply)) throw ConnectionFailed{"server in warmup"};
             return reply;
         } catch (const ConnectionFailed& e) {
-            if (!may_retry) throw std::runtime_error{std::string{"timeout on transient error: "} + e.what()};
+            // Upstream's prefix says that -rpcwait gave up; without it the
+            // failure is reported as it is.
+            if (!may_retry) throw std::runtime_error{(settings.wait ? std::string{"timeout on transient error: "} : std::string{}) + e.what()};
         } catch (const CredentialsMissing& e) {
             if (!may_retry) throw std::runtime_error{e.what()};
         }

@@ -5,6 +5,7 @@ their exit codes, authentication failures and -rpcwait."""
 
 import json
 import os
+import socket
 import re
 import subprocess
 import time
@@ -169,16 +170,33 @@ class BitcoinCliTest(BitcoinTestFramework):
         node.stop_node()
         result = node.cli("-rpcpassword=x").run("getblockcount")
         assert_equal(result.returncode, 1)
-        assert result.stderr.startswith("error: timeout on transient error: Could not connect to the server 127.0.0.1:%d"
-                                        % node.rpc_port), result.stderr
+        assert result.stderr.startswith("error: Error while attempting to communicate with server 127.0.0.1:%d "
+                                        "(Could not connect to the server)" % node.rpc_port), result.stderr
         assert result.stderr.endswith(CONNECT_HINT + "\n"), result.stderr
+
+        self.log.info("Server not running and no cookie: the same, not a complaint about credentials")
+        assert not os.path.exists(node.cookie_path)
+        assert_equal(node.cli().run("getblockcount").stderr, result.stderr)
+
+        self.log.info("A server that accepts but does not reply: '(timeout)', and that the call may still be running")
+        with socket.socket() as silent:
+            # The node's connections may leave the port in TIME_WAIT.
+            silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            silent.bind(("127.0.0.1", node.rpc_port))
+            silent.listen(1)
+            result = node.cli("-rpcpassword=x", "-rpcclienttimeout=1").run("getblockcount")
+        assert_equal(result.returncode, 1)
+        assert_equal(result.stderr, "error: Error while attempting to communicate with server 127.0.0.1:%d (timeout)\n\n"
+                     "No reply within -rpcclienttimeout=1 seconds: the server may be unreachable, or still running the call; "
+                     "-rpcclienttimeout=0 waits without limit.\nUse \"bitcoin-cli -help\" for more info.\n" % node.rpc_port)
 
         self.log.info("-rpcwait -rpcwaittimeout=1 gives up after about a second")
         start = time.time()
         result = node.cli("-rpcpassword=x", "-rpcwait", "-rpcwaittimeout=1").run("getblockcount")
         assert_greater_than_or_equal(time.time() - start, 1)
         assert_equal(result.returncode, 1)
-        assert_in("Could not connect to the server 127.0.0.1:%d" % node.rpc_port, result.stderr)
+        assert result.stderr.startswith("error: timeout on transient error: Error while attempting to communicate with server "
+                                        "127.0.0.1:%d (Could not connect to the server)" % node.rpc_port), result.stderr
 
     def test_rpcwait(self, node):
         self.log.info("-rpcwait: a cli started before the node waits for it and succeeds")
