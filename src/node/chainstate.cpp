@@ -267,6 +267,7 @@ public:
         ++m_count;
     }
     std::optional<uint256> Hash() { return m_in_order ? std::optional{m_writer.GetHash()} : std::nullopt; }
+    bool InOrder() const { return m_in_order; }
 
 private:
     HashWriter m_writer;
@@ -292,6 +293,14 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     while (reader.Next(outpoint, coin)) {
         const uint64_t loaded = reader.CoinsRead();
         hasher.Add(outpoint, coin, loaded);
+        // In key order a repeat is the coin just before (the hasher refuses
+        // it). Out of order it could be any coin read so far, in the cache
+        // or already flushed: look it up, a database read per coin, paid
+        // only by files that dumptxoutset did not write.
+        if (!hasher.InOrder() && cache.HaveCoin(outpoint)) {
+            throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
+                                            loaded, outpoint.hash.GetHex(), outpoint.n));
+        }
         cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
         if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
             LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,

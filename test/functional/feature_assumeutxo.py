@@ -307,6 +307,19 @@ class AssumeutxoTest(BitcoinTestFramework):
         self.check_snapshot_chainstate(node, base_hex=base_hex, height=GENERATED_HEIGHT, stats=stats)
         node.stop_node()
 
+        self.log.info("Out-of-order snapshot with a coin group repeated at the end: refused naming the coin, nothing kept")
+        group_coins = first_group_end
+        repeated = with_header_field(reordered + first_group, FIELD_COINS_COUNT,
+                                     struct.pack("<Q", len(entries) + group_coins))
+        node = self.add_node([assumeutxo_arg(GENERATED_HEIGHT, base_hex, stats["hash_serialized_3"], GENERATED_NCHAINTX),
+                              "-dbcache=4"])
+        node.start()
+        first = entries[0]
+        self.assert_load_error(node, "generated_reordered_repeat.dat", repeated,
+                               "Bad snapshot data after deserializing %d coins: coin %s:%d appears twice"
+                               % (len(entries) + 1, hash_to_hex(first.txid), first.vout))
+        node.stop_node()
+
     # Bitcoin Core vectors ---------------------------------------------------------
 
     def test_restart_with_background_blocks(self, snapshot, path, stats):
