@@ -13,6 +13,9 @@
 //   A reader rejects an encoding that a smaller form could have held
 //   ("non-canonical ReadCompactSize()"), and, where the value is a length,
 //   anything above MAX_SIZE.
+// - Strings and byte vectors: CompactSize length, then the bytes. Pairs:
+//   first, then second. Vectors of other types: CompactSize count, then
+//   each element.
 // - VARINT (chainstate values and keys): base-128, most significant group
 //   first, 0x80 set on every byte but the last. Each continuation also means
 //   "+1", which makes every value's encoding unique. Byte order follows
@@ -34,6 +37,7 @@
 #include <ios>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <prevector.h>
@@ -184,6 +188,45 @@ void Unserialize(Stream& s, std::vector<T>& items)
         // Grow as elements arrive instead of trusting the count with memory.
         for (uint64_t i = 0; i < count; ++i) Unserialize(s, items.emplace_back());
     }
+}
+
+// A string is written as a byte vector: CompactSize length, then its bytes
+// ("abc" -> 03 61 62 63). Core's dbwrapper keys use it.
+template <typename Stream>
+void Serialize(Stream& s, const std::string& text)
+{
+    WriteCompactSize(s, text.size());
+    s.write(std::as_bytes(std::span{text.data(), text.size()}));
+}
+
+template <typename Stream>
+void Unserialize(Stream& s, std::string& text)
+{
+    const uint64_t count = ReadCompactSize(s);
+    text.clear();
+    // In chunks, as for vectors: a corrupt length costs at most one chunk.
+    constexpr uint64_t CHUNK = 1 << 20;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t now = std::min(count - done, CHUNK);
+        text.resize(done + now);
+        s.read(std::as_writable_bytes(std::span{text.data() + done, static_cast<size_t>(now)}));
+        done += now;
+    }
+}
+
+// A pair is its first member, then its second, with nothing between.
+template <typename Stream, typename A, typename B>
+void Serialize(Stream& s, const std::pair<A, B>& pair)
+{
+    Serialize(s, pair.first);
+    Serialize(s, pair.second);
+}
+
+template <typename Stream, typename A, typename B>
+void Unserialize(Stream& s, std::pair<A, B>& pair)
+{
+    Unserialize(s, pair.first);
+    Unserialize(s, pair.second);
 }
 
 // A prevector of bytes is written exactly as a byte vector.

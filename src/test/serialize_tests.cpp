@@ -442,6 +442,43 @@ BOOST_AUTO_TEST_CASE(spanreader_decodes_like_datastream)
     BOOST_CHECK_EXCEPTION(ReadCompactSize(bad), std::ios_base::failure, HasReason{"non-canonical ReadCompactSize()"});
 }
 
+BOOST_AUTO_TEST_CASE(strings_and_pairs)
+{
+    // Table: value -> its CompactSize length; the bytes follow unchanged.
+    const std::pair<std::string, std::string> strings[]{
+        {"", "00"},
+        {"abc", "03"},
+        {std::string(252, 'x'), "fc"},
+        {std::string(253, 'x'), "fdfd00"},
+    };
+    for (const auto& [text, length] : strings) {
+        DataStream stream;
+        stream << text;
+        BOOST_CHECK_EQUAL(UnreadHex(stream), length + HexStr(std::as_bytes(std::span{text})));
+        std::string back{"junk"};
+        stream >> back;
+        BOOST_CHECK_EQUAL(back, text);
+        BOOST_CHECK(stream.empty());
+    }
+
+    // Core's dbwrapper keys: a tag byte and a value, nothing between.
+    DataStream stream;
+    stream << std::pair<uint8_t, uint32_t>{'B', 0x01020304} << std::pair<std::string, uint16_t>{"k", 7};
+    BOOST_CHECK_EQUAL(UnreadHex(stream), "42" "04030201" "016b" "0700");
+    std::pair<uint8_t, uint32_t> tagged;
+    std::pair<std::string, uint16_t> named;
+    stream >> tagged >> named;
+    BOOST_CHECK_EQUAL(tagged.first, 'B');
+    BOOST_CHECK_EQUAL(tagged.second, 0x01020304U);
+    BOOST_CHECK_EQUAL(named.first, "k");
+    BOOST_CHECK_EQUAL(named.second, 7);
+
+    // A length past the data fails like any short read.
+    DataStream short_string{StreamFromHex("05616263")};
+    std::string partial;
+    BOOST_CHECK_EXCEPTION(short_string >> partial, std::ios_base::failure, HasReason{"DataStream::read(): end of data"});
+}
+
 // An empty vector goes through every stream as its CompactSize alone. Its
 // data() may be null, which memcpy and fread/fwrite must never see (the
 // sanitizer build in CI reports it).
