@@ -19,6 +19,12 @@ if [ -z "${COINSDB_CORE_DATADIR:-}" ]; then
   done
 fi
 
+if [ -z "${COINSDB_CORE_BIN:-}" ]; then
+  for bin in "$top"/../shared/reference/bitcoin-core-*/bin; do
+    [ -x "$bin/bitcoind" ] && export COINSDB_CORE_BIN=$bin
+  done
+fi
+
 for commit in $(git -C "$top" rev-list --reverse "$range"); do
   echo "=== $(git -C "$top" log -1 --format='%h %s' "$commit")"
   git -C "$scratch/tree" checkout -q --detach "$commit"

@@ -82,6 +82,15 @@ void BlockProcessor::LoadChain()
     }
 }
 
+void BlockProcessor::LoadGenesisBlock()
+{
+    const CBlockIndex* known = m_blockman.LookupBlockIndex(m_params.GenesisHash());
+    if (known && (known->nStatus & BLOCK_HAVE_DATA)) return;
+    if (!ProcessBlock(m_params.GenesisBlock())) throw std::runtime_error("Failed to store the genesis block");
+    ActivateBestChain();
+    LogInfo("Stored the genesis block {}", m_params.GenesisHash().GetHex());
+}
+
 void BlockProcessor::RollForwardCrashedFlush(const std::vector<uint256>& heads)
 {
     if (heads.size() != 2) throw std::runtime_error("The coins database has a malformed head-blocks record");

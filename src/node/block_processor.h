@@ -48,6 +48,11 @@ public:
     // active chain to the chainstate's best block. Throws on what cannot be
     // repaired.
     void LoadChain();
+    // Stores and connects the genesis block when the index does not hold
+    // it yet, as upstream does for every new block index: the chain then
+    // starts at height 0 (getblockhash 0, size_on_disk) instead of empty.
+    // Not before a -reindex scan, which must read blk00000.dat first.
+    void LoadGenesisBlock();
 
     // Checks and stores a block; a block whose parent is not known yet
     // waits until it is. stored_at: the block is already in a blk file

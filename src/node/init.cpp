@@ -385,13 +385,18 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
                                                       node.chainman->Mutex());
     node.processor->LoadChain();
+    if (!args.GetBoolArg("reindex", false)) node.processor->LoadGenesisBlock();
 }
 
 // Upstream's ThreadImport: -reindex or -reindex-chainstate, then each
 // -loadblock file.
 void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reindex_chainstate)
 {
-    if (node.args->GetBoolArg("reindex", false)) node.processor->ReindexBlockFiles();
+    if (node.args->GetBoolArg("reindex", false)) {
+        node.processor->ReindexBlockFiles();
+        std::lock_guard lock{node.chainman->Mutex()};
+        node.processor->LoadGenesisBlock();
+    }
     if (reindex_chainstate) {
         std::lock_guard lock{node.chainman->Mutex()};
         LogInfo("Reindexing the chainstate from stored blocks...");

@@ -7,8 +7,9 @@ leaves them, rebuild with -reindex to the UTXO set Core reported
 (regtest-small/expected.json), indexed in place: the file keeps every byte.
 A block added later is appended with Core's key and survives another
 -reindex. Without the key, -reindex and -reindex-chainstate refuse before
-wiping anything. A new datadir gets a random key; -blocksxor=0 gives plain
-files and cannot disable a stored key.
+wiping anything. A new datadir gets a random key, with which its genesis
+block is stored; -blocksxor=0 gives plain files and cannot disable a stored
+key.
 """
 
 import hashlib
@@ -18,7 +19,7 @@ import shutil
 import stat
 from decimal import Decimal
 
-from test_framework.blocktools import REGTEST_MAGIC, make_block
+from test_framework.blocktools import REGTEST_MAGIC, block_hash, make_block
 from test_framework.test_framework import BitcoinTestFramework, SkipTest
 from test_framework.util import assert_equal, assert_not_equal
 
@@ -73,14 +74,20 @@ class BlocksXorTest(BitcoinTestFramework):
     def test_reindex_core_files(self):
         node = self.nodes[0]
         blocks = self.blocks_dir(node)
-        self.log.info("A fresh datadir gets a random key and no block file")
+        self.log.info("A fresh datadir gets a random key and its genesis block, stored with that key")
         node.start()
+        genesis_hex = node.getblockhash(0)
         node.stop_node()
         with open(os.path.join(blocks, "xor.dat"), "rb") as f:
             own_key = f.read()
         assert_equal(len(own_key), 8)
         assert_not_equal(own_key, bytes(8))
-        assert not [f for f in os.listdir(blocks) if f.startswith(("blk", "rev"))]
+        assert_equal(sorted(f for f in os.listdir(blocks) if f.startswith(("blk", "rev"))), ["blk00000.dat"])
+        with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
+            plain = bytes(b ^ own_key[i % 8] for i, b in enumerate(f.read()))
+        assert_equal(plain[:4], REGTEST_MAGIC)
+        assert_equal(len(plain), 8 + int.from_bytes(plain[4:8], "little"))
+        assert_equal(block_hash(plain[8:])[::-1].hex(), genesis_hex)
 
         self.log.info("Core's obfuscated blk00000.dat and xor.dat rebuild with -reindex to Core's UTXO set")
         for name in ("blk00000.dat", "xor.dat"):

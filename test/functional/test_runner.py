@@ -30,6 +30,7 @@ ALL_TESTS = [
     "feature_flush.py",
     "feature_loadblock.py",
     "feature_blocksxor.py",
+    "rpc_blockchain.py",
     "feature_diskfull.py",
     "feature_shutdown.py",
     "feature_foreign_datadir.py",

@@ -175,6 +175,22 @@ class BitcoinTestFramework:
         self.nodes.append(node)
         return node
 
+    def add_core_node(self, extra_args=None):
+        """A Bitcoin Core node from the reference build (reference_core_bin()),
+        driven like a coinsdb node, with no network: for side-by-side
+        comparisons. Raises SkipTest when the build is missing."""
+        bin_dir = self.reference_core_bin()
+        if not bin_dir:
+            raise SkipTest("no Bitcoin Core reference build (../shared/reference/bitcoin-core-*/bin or "
+                           "$COINSDB_CORE_BIN): nothing to compare with")
+        index = len(self.nodes)
+        node = TestNode(index, os.path.join(self.options.tmpdir, "core%d" % index), bitcoind=os.path.join(bin_dir, "bitcoind"),
+                        bitcoin_cli=os.path.join(bin_dir, "bitcoin-cli"), log=self.log,
+                        extra_args=["-listen=0", "-connect=0", "-dnsseed=0", "-fixedseeds=0"] + list(extra_args or []),
+                        rpc_timeout=self.rpc_timeout, timeout_factor=self.options.timeout_factor)
+        self.nodes.append(node)
+        return node
+
     def add_nodes(self, count, extra_args=None):
         extra_args = extra_args or [[]] * count
         assert len(extra_args) == count
@@ -215,6 +231,20 @@ class BitcoinTestFramework:
             path = found[-1] if found else ""
         path = os.path.abspath(path) if path else ""
         return path if os.path.isdir(path) else None
+
+    @staticmethod
+    def reference_core_bin():
+        """The bin/ of a Bitcoin Core build to compare with: $COINSDB_CORE_BIN,
+        else the newest ../shared/reference/bitcoin-core-*/bin. None when
+        absent or without bitcoind and bitcoin-cli."""
+        path = os.environ.get("COINSDB_CORE_BIN")
+        if not path:
+            found = sorted(glob.glob(os.path.join(SRC_ROOT, "..", "shared", "reference", "bitcoin-core-*", "bin")))
+            path = found[-1] if found else ""
+        path = os.path.abspath(path) if path else ""
+        if not all(os.access(os.path.join(path, name), os.X_OK) for name in ("bitcoind", "bitcoin-cli")):
+            return None
+        return path
 
     @staticmethod
     def vectors_dir():
