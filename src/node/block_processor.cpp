@@ -46,6 +46,8 @@ void BlockProcessor::MarkLinked(CBlockIndex& first)
         CBlockIndex* index = todo.back();
         todo.pop_back();
         if (!m_linked.insert(index).second) continue;
+        // Its parent is linked already (or it has none), so counted.
+        index->SetChainTxFromParent();
         if (!(index->nStatus & BLOCK_FAILED_MASK)) m_candidates.insert(index);
         auto [begin, end] = m_unlinked.equal_range(index);
         for (auto it = begin; it != end; ++it) todo.push_back(it->second);

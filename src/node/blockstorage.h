@@ -131,6 +131,11 @@ struct CBlockIndex {
     node::ChainWork nChainWork;
     // Memory only: arrival order, for ties in work (lower came first).
     uint64_t nSequenceId{0};
+    // Memory only: transactions in the chain up to and including this block
+    // (upstream's m_chain_tx_count), or 0 while the count of this block or
+    // of an ancestor is unknown (a header without its block). Pruning keeps
+    // it: nTx stays in the index.
+    uint64_t nChainTx{0};
 
     const uint256& GetBlockHash() const { return hash; }
     CBlockHeader GetBlockHeader() const;
@@ -143,6 +148,8 @@ struct CBlockIndex {
     bool RaiseValidity(BlockStatus up_to);
     // Walks pprev (linear; fine for storage's own needs). nullptr when out of range.
     const CBlockIndex* GetAncestor(int height) const;
+    // Sets nChainTx from nTx and the parent's nChainTx; call parents first.
+    void SetChainTxFromParent();
 };
 
 // What one blk/rev file pair holds.

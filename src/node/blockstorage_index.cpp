@@ -201,6 +201,12 @@ const CBlockIndex* CBlockIndex::GetAncestor(int height) const
     return walk;
 }
 
+void CBlockIndex::SetChainTxFromParent()
+{
+    const uint64_t before = pprev ? pprev->nChainTx : 0;
+    nChainTx = nTx == 0 || (pprev && before == 0) ? 0 : before + nTx;
+}
+
 void CBlockFileInfo::AddBlock(unsigned int height, uint64_t time)
 {
     if (nBlocks == 0 || height < nHeightFirst) nHeightFirst = height;
@@ -374,6 +380,7 @@ bool BlockManager::LinkAndCheckIndex(const std::vector<std::pair<CBlockIndex*, u
     std::ranges::sort(by_height, {}, &CBlockIndex::nHeight);
     for (CBlockIndex* entry : by_height) {
         entry->nChainWork = (entry->pprev ? entry->pprev->nChainWork : ChainWork{}) + BlockProof(entry->nBits);
+        entry->SetChainTxFromParent();
     }
 
     // Arrival order is not stored. Blocks were appended to the files in the

@@ -164,6 +164,19 @@ json LoadTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
 }
 
+// Transactions in the chain up to the chainstate's tip, genesis included
+// (upstream's m_chain_tx_count): the assumeutxo entry's figure for a
+// snapshot chainstate, else the block index's count.
+uint64_t ChainTxCount(const NodeContext& node, const Chainstate& chainstate)
+{
+    if (chainstate.Snapshot() && chainstate.TipHash() == chainstate.Snapshot()->blockhash) return chainstate.Snapshot()->chain_tx_count;
+    const CBlockIndex* tip = node.blockman ? node.blockman->LookupBlockIndex(chainstate.TipHash()) : nullptr;
+    if (!tip || tip->nChainTx == 0) {
+        throw JSONRPCError(RPC_INTERNAL_ERROR, "The transaction count of the chain up to " + chainstate.TipHash().GetHex() + " is not known");
+    }
+    return tip->nChainTx;
+}
+
 json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
 {
     const auto path = AbsPathForRpc(node, ParamString(request, 0, "path"));
@@ -201,7 +214,7 @@ json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
     std::filesystem::rename(temp_path, path);
 
-    uint64_t chain_tx_count = active.Snapshot() ? active.Snapshot()->chain_tx_count : static_cast<uint64_t>(active.TipHeight() + 1);
+    const uint64_t chain_tx_count = ChainTxCount(node, active);
     return json{
         {"coins_written", written},
         {"base_hash", stats->best_block.GetHex()},

@@ -456,6 +456,53 @@ BOOST_AUTO_TEST_CASE(index_persisted_and_reloaded)
     BOOST_CHECK(next_index->GetBlockPos() == (FlatFilePos{3, static_cast<unsigned>(record + node::STORAGE_HEADER_BYTES)}));
 }
 
+BOOST_AUTO_TEST_CASE(chain_tx_counts)
+{
+    // Blocks of 1, 3, 2 and 4 transactions, so that the count is no
+    // function of the height; then a header without its block.
+    std::vector<CBlock> chain;
+    uint256 prev;
+    for (const size_t txs : {1, 3, 2, 4}) {
+        CBlock block = MakeBlock(prev, static_cast<uint32_t>(chain.size()));
+        for (size_t i = 1; i < txs; ++i) {
+            CMutableTransaction tx;
+            tx.vin.emplace_back(COutPoint{block.vtx[0]->GetHash(), static_cast<uint32_t>(i)}, CScript{});
+            tx.vout.emplace_back(1, CScript{0x51});
+            block.vtx.push_back(MakeTransactionRef(std::move(tx)));
+        }
+        block.hashMerkleRoot = BlockMerkleRoot(block);
+        prev = block.GetHash();
+        chain.push_back(block);
+    }
+    const CBlock header_only = MakeBlock(prev, 99);
+    const std::vector<uint64_t> expected{1, 4, 6, 10};
+    {
+        BlockManager blockman{Options()};
+        BOOST_REQUIRE(blockman.LoadBlockIndex());
+        for (const CBlock& block : chain) AddAndSave(blockman, block);
+        BOOST_REQUIRE(blockman.AddToBlockIndex(header_only));
+        BOOST_REQUIRE(blockman.WriteIndex());
+    }
+    BlockManager blockman{Options()};
+    BOOST_REQUIRE(blockman.LoadBlockIndex());
+    for (size_t i = 0; i < chain.size(); ++i) {
+        const CBlockIndex* index = blockman.LookupBlockIndex(chain[i].GetHash());
+        BOOST_REQUIRE(index);
+        BOOST_CHECK_EQUAL(index->nTx, chain[i].vtx.size());
+        BOOST_CHECK_EQUAL(index->nChainTx, expected[i]);
+    }
+    CBlockIndex* tip = blockman.LookupBlockIndex(header_only.GetHash());
+    BOOST_CHECK_EQUAL(tip->nChainTx, 0U);
+    // Once its block is counted, so is the chain through it.
+    tip->nTx = 1;
+    tip->SetChainTxFromParent();
+    BOOST_CHECK_EQUAL(tip->nChainTx, 11U);
+    // A block whose parent is not counted is not counted either.
+    tip->pprev->nChainTx = 0;
+    tip->SetChainTxFromParent();
+    BOOST_CHECK_EQUAL(tip->nChainTx, 0U);
+}
+
 BOOST_AUTO_TEST_CASE(wipe_index)
 {
     {
