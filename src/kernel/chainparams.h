@@ -27,6 +27,14 @@ struct AssumeutxoData {
     uint64_t chain_tx_count;
 };
 
+// How many transactions a network had at a moment and how fast it grows
+// (upstream's ChainTxData): the scale of verification progress estimates.
+struct ChainTxData {
+    int64_t time;      // UNIX time of the count
+    uint64_t tx_count; // transactions from genesis to then
+    double tx_rate;    // transactions per second after then
+};
+
 // What coinsdb needs to know of each network.
 class CChainParams
 {
@@ -42,6 +50,9 @@ public:
     const CBlock& GenesisBlock() const { return m_genesis; }
     const uint256& PowLimit() const { return m_pow_limit; }
     int SubsidyHalvingInterval() const { return m_subsidy_halving_interval; }
+    // Every network aims at one block per ten minutes.
+    int64_t PowTargetSpacing() const { return 10 * 60; }
+    const ChainTxData& TxData() const { return m_tx_data; }
     uint16_t DefaultRPCPort() const { return m_rpc_port; }
     // Subdirectory of the datadir ("" for main).
     const std::string& DataDirName() const { return m_data_dir; }
@@ -73,6 +84,7 @@ private:
         // Blocks between halvings of the coinbase subsidy.
         int subsidy_halving_interval;
         GenesisFacts genesis;
+        ChainTxData tx_data;
     };
 
     static CBlock BuildGenesisBlock(const GenesisFacts& facts);
@@ -87,6 +99,7 @@ private:
     CBlock m_genesis;
     uint256 m_pow_limit;
     int m_subsidy_halving_interval;
+    ChainTxData m_tx_data;
     uint16_t m_rpc_port;
     std::string m_data_dir;
     std::vector<AssumeutxoData> m_assumeutxo;
