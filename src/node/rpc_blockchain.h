@@ -6,9 +6,8 @@ class RPCTable;
 namespace node {
 struct NodeContext;
 
-// The chainstate RPCs: getbestblockhash, getblockcount, gettxoutsetinfo,
-// gettxout, getchainstates, loadtxoutset, dumptxoutset, getcoinscacheinfo,
-// uptime and stop.
+// Every RPC method of the node: the chain (rpc_blockchain.cpp), the UTXO
+// set and snapshots (rpc_coins.cpp), uptime and stop (rpc_control.cpp).
 void RegisterBlockchainRPCCommands(RPCTable& table, NodeContext& node);
 
 } // namespace node
