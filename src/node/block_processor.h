@@ -71,6 +71,7 @@ public:
     void FlushStateToDisk(FlushMode mode);
 
     const CChain& ActiveChain() const { return m_chain; }
+    const BlockProcessorOptions& Options() const { return m_options; }
     size_t WaitingBlocks() const { return m_waiting.size(); }
     uint64_t ConnectedBlocks() const { return m_connected_blocks; }
     uint64_t ConnectedTxs() const { return m_connected_txs; }

@@ -21,11 +21,18 @@ namespace node {
 struct NodeContext {
     ArgsManager* args{nullptr};
     std::unique_ptr<ChainstateManager> chainman;
-    // Block replay; absent while a snapshot chainstate is active.
+    // The block index and files; open once start-up is past the chainstates.
     std::unique_ptr<BlockManager> blockman;
+    // Block replay onto the normal chainstate; absent when a snapshot
+    // chainstate was active at start-up.
     std::unique_ptr<BlockProcessor> processor;
     std::optional<kernel::CacheSizes> cache_sizes;
     std::chrono::steady_clock::time_point start_time{std::chrono::steady_clock::now()};
+    // Set while -reindex, -reindex-chainstate or -loadblock feed blocks in.
+    std::atomic<bool> importing{false};
+    // Once the node has left initial block download it never returns to
+    // it, as upstream's latch (getblockchaininfo's initialblockdownload).
+    std::atomic<bool> left_initial_download{false};
 
     // Set by a signal or the stop RPC; everything long-running polls it.
     std::atomic<bool> shutdown_requested{false};

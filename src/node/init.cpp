@@ -353,17 +353,16 @@ uint64_t PruneTargetBytes(const ArgsManager& args)
     return static_cast<uint64_t>(*mib) * MiB;
 }
 
-// Opens blocks/ and links the normal chainstate to it, unless a snapshot
-// chainstate is active (replaying blocks onto one is not supported).
+// Opens blocks/ and links the normal chainstate to it. When a snapshot
+// chainstate is active only the index is opened, for the RPCs that read
+// headers: replaying blocks onto a snapshot chainstate is not supported.
 void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    if (active.Snapshot()) {
-        if (args.IsArgSet("loadblock") || args.GetBoolArg("reindex-chainstate", false)) {
-            LogWarning("A snapshot chainstate is active: -loadblock, -reindex and -reindex-chainstate are ignored");
-        }
-        return;
+    const bool snapshot_active = active.Snapshot().has_value();
+    if (snapshot_active && (args.IsArgSet("loadblock") || args.GetBoolArg("reindex-chainstate", false))) {
+        LogWarning("A snapshot chainstate is active: -loadblock, -reindex and -reindex-chainstate are ignored");
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
     std::string error;
@@ -375,8 +374,9 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
         .max_blockfile_size = args.GetBoolArg("fastprune", false) ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
         .index_cache_bytes = node.cache_sizes->block_tree_db,
         .xor_key = *xor_key,
-        .wipe_index = args.GetBoolArg("reindex", false)});
+        .wipe_index = args.GetBoolArg("reindex", false) && !snapshot_active});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
+    if (snapshot_active) return;
     BlockProcessorOptions options;
     options.prune_target_bytes = PruneTargetBytes(args);
     options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", 3600))};
@@ -521,6 +521,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     const bool have_block_source = node.processor && (!loadblock_files.empty() || reindex_chainstate);
     std::thread import_thread;
     if (have_block_source) {
+        node.importing = true;
         import_thread = std::thread{[&node, loadblock_files, reindex_chainstate] {
             try {
                 ImportBlocks(node, loadblock_files, reindex_chainstate);
@@ -528,6 +529,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
                 LogError("Block import failed: {}", e.what());
                 node.RequestShutdown();
             }
+            node.importing = false;
         }};
     }
 

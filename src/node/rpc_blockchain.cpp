@@ -1,5 +1,6 @@
 #include <node/rpc_blockchain.h>
 
+#include <node/chain_info.h>
 #include <node/context.h>
 #include <node/rpc_util.h>
 #include <rpc/protocol.h>
@@ -9,6 +10,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <chrono>
 
 using nlohmann::json;
 
@@ -62,33 +65,69 @@ json HeaderToJson(const BlockManager& blockman, const CChain& chain, const CBloc
     return result;
 }
 
+// Upstream's -maxtipage default: a tip older than this means the node is
+// still catching up.
+constexpr int64_t MAX_TIP_AGE_SECONDS{24 * 60 * 60};
+
+int64_t NowSeconds()
+{
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Upstream's IsInitialBlockDownload without its minimum chain work (coinsdb
+// knows no such figure): importing blocks, or a tip that is unknown or a
+// day old. Once false, false for good.
+bool IsInitialBlockDownload(NodeContext& node, const CBlockIndex* tip)
+{
+    if (node.left_initial_download) return false;
+    if (node.importing || !tip || tip->GetBlockTime() < NowSeconds() - MAX_TIP_AGE_SECONDS) return true;
+    node.left_initial_download = true;
+    return false;
+}
+
+// The fields a block's header gives getblockchaininfo and getchainstates.
+void AddTipTarget(json& result, const CBlockIndex& tip)
+{
+    result["bits"] = fmt::format("{:08x}", tip.nBits);
+    result["target"] = TargetHex(tip.nBits);
+    result["difficulty"] = GetDifficulty(tip.nBits);
+}
+
 json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
+    const CBlockIndex* tip = TipIndex(node, active);
     json result{
         {"chain", node.chainman->Params().GetChainTypeString()},
         {"blocks", active.TipHeight()},
+        {"headers", HeadersHeight(node)},
         {"bestblockhash", active.TipHash().GetHex()},
+        {"verificationprogress", VerificationProgress(node, active)},
+        {"initialblockdownload", IsInitialBlockDownload(node, tip)},
+        {"size_on_disk", node.blockman ? node.blockman->CalculateCurrentUsage() : 0},
     };
-    if (node.processor && node.blockman) {
-        const CBlockIndex* best_header = node.blockman->BestHeader();
-        const CBlockIndex* tip = node.processor->ActiveChain().Tip();
-        result["headers"] = best_header ? best_header->nHeight : -1;
-        result["chainwork"] = tip ? tip->nChainWork.GetHex() : std::string(64, '0');
-        result["size_on_disk"] = node.blockman->CalculateCurrentUsage();
-        result["pruned"] = node.blockman->IsPruned() || node.args->GetIntArg("prune", 0) > 0;
-        result["waiting_blocks"] = node.processor->WaitingBlocks();
-        if (node.blockman->IsPruned()) {
-            int prune_height = 0;
-            for (const CBlockIndex* index = tip; index && (index->nStatus & BLOCK_HAVE_DATA); index = index->pprev) prune_height = index->nHeight;
-            result["pruneheight"] = prune_height;
-        }
-    } else {
-        result["headers"] = active.TipHeight();
-        result["pruned"] = false;
+    // A snapshot loaded without its base block's header has none of these.
+    if (tip) {
+        AddTipTarget(result, *tip);
+        result["time"] = tip->GetBlockTime();
+        result["mediantime"] = GetMedianTimePast(*tip);
+        result["chainwork"] = tip->nChainWork.GetHex();
     }
-    result["verification"] = "utxo-only: scripts and signatures are not verified";
+    const int64_t prune_mib = node.args->GetIntArg("prune", 0);
+    result["pruned"] = prune_mib > 0;
+    if (prune_mib > 0) {
+        // The lowest block of the active chain whose data is still stored.
+        int prune_height = tip ? tip->nHeight : 0;
+        for (const CBlockIndex* index = tip; index && (index->nStatus & BLOCK_HAVE_DATA); index = index->pprev) prune_height = index->nHeight;
+        result["pruneheight"] = prune_height;
+        // coinsdb prunes only automatically: -prune=1 (manual) is refused.
+        result["automatic_pruning"] = true;
+        result["prune_target_size"] = node.processor ? node.processor->Options().prune_target_bytes : static_cast<uint64_t>(prune_mib) << 20;
+    }
+    if (node.processor) result["waiting_blocks"] = node.processor->WaitingBlocks();
+    result["warnings"] = json::array({"coinsdb does not verify scripts or signatures: blocks are checked and replayed for their "
+                                      "UTXO changes only"});
     return result;
 }
 
@@ -139,7 +178,7 @@ void RegisterChainRPCCommands(RPCTable& table, NodeContext& node)
                     "getchainstates\nThe chainstates: the normal one and, after loadtxoutset, the snapshot one.",
                     BindNode(node, GetChainstates)});
     table.Register({"blockchain", "getblockchaininfo", {},
-                    "getblockchaininfo\nState of the block chain: tip, headers, chain work, pruning. Scripts and signatures are not verified.",
+                    "getblockchaininfo\nState of the block chain: tip, headers, chain work, pruning.",
                     BindNode(node, GetBlockchainInfo)});
     table.Register({"blockchain", "getblockhash", {"height"},
                     "getblockhash height\nHash of the active chain's block at height.", BindNode(node, GetBlockHash)});

@@ -108,19 +108,6 @@ json LoadTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
 }
 
-// Transactions in the chain up to the chainstate's tip, genesis included
-// (upstream's m_chain_tx_count): the assumeutxo entry's figure for a
-// snapshot chainstate, else the block index's count.
-uint64_t ChainTxCount(const NodeContext& node, const Chainstate& chainstate)
-{
-    if (chainstate.Snapshot() && chainstate.TipHash() == chainstate.Snapshot()->blockhash) return chainstate.Snapshot()->chain_tx_count;
-    const CBlockIndex* tip = node.blockman ? node.blockman->LookupBlockIndex(chainstate.TipHash()) : nullptr;
-    if (!tip || tip->nChainTx == 0) {
-        throw JSONRPCError(RPC_INTERNAL_ERROR, "The transaction count of the chain up to " + chainstate.TipHash().GetHex() + " is not known");
-    }
-    return tip->nChainTx;
-}
-
 json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
 {
     const auto path = AbsPathForRpc(node, ParamString(request, 0, "path"));
@@ -158,7 +145,10 @@ json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
     std::filesystem::rename(temp_path, path);
 
-    const uint64_t chain_tx_count = ChainTxCount(node, active);
+    const uint64_t chain_tx_count = KnownChainTx(node, active);
+    if (chain_tx_count == 0) {
+        throw JSONRPCError(RPC_INTERNAL_ERROR, "The transaction count of the chain up to " + active.TipHash().GetHex() + " is not known");
+    }
     return json{
         {"coins_written", written},
         {"base_hash", stats->best_block.GetHex()},

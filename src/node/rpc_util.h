@@ -11,6 +11,7 @@
 #include <string>
 
 class RPCTable;
+struct CBlockIndex;
 struct JSONRPCRequest;
 
 namespace node {
@@ -26,6 +27,26 @@ std::optional<std::string> OptionalParamString(const JSONRPCRequest& request, si
 // Gets the active chainstate's changes to disk for an RPC that reads the
 // database (after the block index, as FlushStateToDisk does).
 void SyncForReading(NodeContext& node, Chainstate& active);
+
+// The block index entry of the chainstate's tip; nullptr when the index
+// does not hold it (a snapshot chainstate loaded without its base block's
+// header, which coinsdb allows and Core does not) or is not open.
+const CBlockIndex* TipIndex(const NodeContext& node, const Chainstate& chainstate);
+
+// Transactions in the chain up to and including the chainstate's tip,
+// genesis included (upstream's m_chain_tx_count): the assumeutxo entry's
+// figure for a snapshot chainstate at its base, else the block index's.
+// 0 when unknown.
+uint64_t KnownChainTx(const NodeContext& node, const Chainstate& chainstate);
+
+// getblockchaininfo's and getchainstates' "headers": the best header's
+// height, and at least the active tip's, whose header a snapshot
+// chainstate may lack.
+int HeadersHeight(const NodeContext& node);
+
+// GuessVerificationProgress (node/chain_info.h) for the chainstate's tip;
+// 0 when its header or transaction count is unknown.
+double VerificationProgress(const NodeContext& node, const Chainstate& chainstate);
 
 // Binds a method implemented as fn(node, request) to node.
 using NodeRPCMethod = nlohmann::json (*)(NodeContext&, const JSONRPCRequest&);
