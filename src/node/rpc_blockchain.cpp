@@ -18,27 +18,6 @@ using nlohmann::json;
 namespace node {
 namespace {
 
-json GetChainstates(NodeContext& node, const JSONRPCRequest&)
-{
-    std::lock_guard lock{node.chainman->Mutex()};
-    json chainstates = json::array();
-    int headers = 0;
-    for (Chainstate* chainstate : node.chainman->All()) {
-        json entry{
-            {"blocks", chainstate->TipHeight()},
-            {"bestblockhash", chainstate->TipHash().GetHex()},
-            {"verificationprogress", chainstate->Snapshot() ? 1.0 : 0.0},
-            {"coins_db_cache_bytes", node.cache_sizes->coins_db},
-            {"coins_tip_cache_bytes", chainstate->CoinsCacheBudget()},
-            {"validated", !chainstate->Snapshot().has_value()},
-        };
-        if (chainstate->Snapshot()) entry["snapshot_blockhash"] = chainstate->Snapshot()->blockhash.GetHex();
-        headers = std::max(headers, chainstate->TipHeight());
-        chainstates.push_back(std::move(entry));
-    }
-    return json{{"headers", headers}, {"chainstates", chainstates}};
-}
-
 BlockProcessor& RequireBlockReplay(NodeContext& node)
 {
     if (!node.processor) throw JSONRPCError(RPC_MISC_ERROR, "Block storage is not open (a snapshot chainstate is active)");
@@ -91,6 +70,27 @@ void AddTipTarget(json& result, const CBlockIndex& tip)
     result["bits"] = fmt::format("{:08x}", tip.nBits);
     result["target"] = TargetHex(tip.nBits);
     result["difficulty"] = GetDifficulty(tip.nBits);
+}
+
+json GetChainstates(NodeContext& node, const JSONRPCRequest&)
+{
+    std::lock_guard lock{node.chainman->Mutex()};
+    json chainstates = json::array();
+    // The normal chainstate first, the active (snapshot) one last, as upstream orders them by work.
+    for (Chainstate* chainstate : node.chainman->All()) {
+        json entry{
+            {"blocks", chainstate->TipHeight()},
+            {"bestblockhash", chainstate->TipHash().GetHex()},
+            {"verificationprogress", VerificationProgress(node, *chainstate)},
+            {"coins_db_cache_bytes", node.cache_sizes->coins_db},
+            {"coins_tip_cache_bytes", chainstate->CoinsCacheBudget()},
+            {"validated", !chainstate->Snapshot().has_value()},
+        };
+        if (const CBlockIndex* tip = TipIndex(node, *chainstate)) AddTipTarget(entry, *tip);
+        if (chainstate->Snapshot()) entry["snapshot_blockhash"] = chainstate->Snapshot()->blockhash.GetHex();
+        chainstates.push_back(std::move(entry));
+    }
+    return json{{"headers", HeadersHeight(node)}, {"chainstates", chainstates}};
 }
 
 json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)

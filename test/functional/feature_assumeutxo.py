@@ -347,7 +347,11 @@ class AssumeutxoTest(BitcoinTestFramework):
         self.log.info("Background blocks: getchainstates is the same after a restart")
         node.stop_node()
         node.start()
-        assert_equal(node.getchainstates(), before)
+        after = node.getchainstates()
+        # The estimate grows with the time it is asked at.
+        for entry in before["chainstates"] + after["chainstates"]:
+            entry["verificationprogress"] = round(entry["verificationprogress"], 6)
+        assert_equal(after, before)
         node.stop_node()
 
     def test_vectors(self):

@@ -8,8 +8,8 @@ when the reference build or the shared vectors are missing.
 
 - fresh nodes: the genesis block is the chain's block 0.
 - Core's regtest-small chain (160 blocks and a 3-block stale branch,
-  blocks.dat) replayed with -loadblock: getblockchaininfo has Core's fields
-  and values; dumptxoutset writes the same file
+  blocks.dat) replayed with -loadblock: getblockchaininfo and
+  getchainstates have Core's fields and values; dumptxoutset writes the same file
   and reports the same figures, nchaintx counting the chain's transactions
   (expected.json's 203, not height + 1).
 - the same chain's snapshot (snapshot.dat) loaded into a fresh node: the
@@ -61,8 +61,10 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.vector = os.path.join(vectors, "regtest-small")
         with open(os.path.join(self.vector, "expected.json"), encoding="utf8") as f:
             self.expected = json.load(f)
-        self.ours = self.add_node()
-        self.core = self.add_core_node()
+        # Both size the default -dbcache by the machine's memory; a fixed
+        # figure keeps the cache sizes equal on any machine.
+        self.ours = self.add_node(["-dbcache=450"])
+        self.core = self.add_core_node(["-dbcache=450"])
         for node in (self.ours, self.core):
             node.start()
 
@@ -90,6 +92,14 @@ class RPCBlockchainTest(BitcoinTestFramework):
         assert_equal(self.ours.getbestblockhash(), self.expected["base_blockhash"])
         assert_equal(self.core.getbestblockhash(), self.expected["base_blockhash"])
 
+    def compare_chainstates(self):
+        ours, core = self.ours.getchainstates(), self.core.getchainstates()
+        assert_equal(ours["headers"], core["headers"])
+        assert_equal(len(ours["chainstates"]), len(core["chainstates"]))
+        for mine, theirs in zip(ours["chainstates"], core["chainstates"]):
+            assert_same_fields(mine, theirs, close={"verificationprogress"})
+        return ours
+
     def test_replayed_chain_info(self):
         self.log.info("Replayed chain: getblockchaininfo has Core's fields and values")
         # coinsdb connects blocks as they arrive, so the stale branch, which
@@ -99,6 +109,10 @@ class RPCBlockchainTest(BitcoinTestFramework):
         info = self.compare_blockchaininfo(extra_undo_bytes=self.expected["stale_blocks"] * EMPTY_UNDO_RECORD)
         assert_equal(info["blocks"], self.expected["height"])
         assert_equal(info["bits"], "207fffff")
+        self.log.info("Replayed chain: getchainstates has Core's fields and values")
+        chainstate = self.compare_chainstates()["chainstates"][0]
+        assert_equal(chainstate["blocks"], self.expected["height"])
+        assert 0 < chainstate["verificationprogress"] < 1
 
     def test_dump_latest(self):
         self.log.info("dumptxoutset latest: same figures and bytes; nchaintx is the chain's transaction count")
@@ -118,6 +132,7 @@ class RPCBlockchainTest(BitcoinTestFramework):
             assert_equal(node.getblockhash(0), REGTEST_GENESIS)
         self.log.info("Fresh nodes: getblockchaininfo counts the genesis block's header, work and bytes")
         self.compare_blockchaininfo()
+        self.compare_chainstates()
 
     def compare_blockchaininfo(self, *, extra_undo_bytes=0):
         ours, core = self.ours.getblockchaininfo(), self.core.getblockchaininfo()
