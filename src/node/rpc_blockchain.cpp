@@ -18,29 +18,39 @@ using nlohmann::json;
 namespace node {
 namespace {
 
-BlockProcessor& RequireBlockReplay(NodeContext& node)
+// Upstream's confirmations: the depth of index on the active chain, or -1
+// off it; next is set to its successor there.
+int Confirmations(const NodeContext& node, const CBlockIndex* tip, const CBlockIndex& index, const CBlockIndex*& next)
 {
-    if (!node.processor) throw JSONRPCError(RPC_MISC_ERROR, "Block storage is not open (a snapshot chainstate is active)");
-    return *node.processor;
+    next = nullptr;
+    if (!tip || index.nHeight > tip->nHeight) return -1;
+    if (AncestorOnChain(node, *tip, index.nHeight) != &index) return -1;
+    if (index.nHeight < tip->nHeight) next = AncestorOnChain(node, *tip, index.nHeight + 1);
+    return tip->nHeight - index.nHeight + 1;
 }
 
-json HeaderToJson(const BlockManager& blockman, const CChain& chain, const CBlockIndex& index)
+json HeaderToJson(const NodeContext& node, const CBlockIndex* tip, const CBlockIndex& index)
 {
+    const CBlockIndex* next;
+    const int confirmations = Confirmations(node, tip, index, next);
     json result{
         {"hash", index.hash.GetHex()},
-        {"confirmations", chain.Contains(&index) ? chain.Height() - index.nHeight + 1 : -1},
+        {"confirmations", confirmations},
         {"height", index.nHeight},
         {"version", index.nVersion},
         {"versionHex", fmt::format("{:08x}", static_cast<uint32_t>(index.nVersion))},
         {"merkleroot", index.hashMerkleRoot.GetHex()},
         {"time", index.nTime},
+        {"mediantime", GetMedianTimePast(index)},
         {"nonce", index.nNonce},
         {"bits", fmt::format("{:08x}", index.nBits)},
+        {"target", TargetHex(index.nBits)},
+        {"difficulty", GetDifficulty(index.nBits)},
         {"chainwork", index.nChainWork.GetHex()},
         {"nTx", index.nTx},
     };
     if (index.pprev) result["previousblockhash"] = index.pprev->hash.GetHex();
-    if (const CBlockIndex* next = chain.Next(&index)) result["nextblockhash"] = next->hash.GetHex();
+    if (next) result["nextblockhash"] = next->hash.GetHex();
     return result;
 }
 
@@ -133,29 +143,31 @@ json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
 
 json GetBlockHash(NodeContext& node, const JSONRPCRequest& request)
 {
-    if (request.params.empty() || !request.params[0].is_number_integer()) throw JSONRPCError(RPC_TYPE_ERROR, "Expected type number for height");
+    const int height = ParamInt<int>(request.params.empty() ? json{} : request.params[0], "height");
     std::lock_guard lock{node.chainman->Mutex()};
-    const CChain& chain = RequireBlockReplay(node).ActiveChain();
-    const int64_t height = request.params[0].get<int64_t>();
-    if (height < 0 || height > chain.Height()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Block height out of range");
-    return chain[static_cast<int>(height)]->hash.GetHex();
+    Chainstate& active = node.chainman->Active();
+    if (height < 0 || height > active.TipHeight()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Block height out of range");
+    if (const CBlockIndex* tip = TipIndex(node, active)) return AncestorOnChain(node, *tip, height)->hash.GetHex();
+    // A snapshot chainstate whose base block's header was never submitted:
+    // only the base itself is known.
+    if (height == active.TipHeight()) return active.TipHash().GetHex();
+    throw JSONRPCError(RPC_INVALID_ADDRESS_OR_KEY, "Block not found: the headers below the snapshot's base block are not known "
+                                                   "(submit them with submitheader)");
 }
 
 json GetBlockHeader(NodeContext& node, const JSONRPCRequest& request)
 {
-    const auto hash = uint256::FromHex(ParamString(request, 0, "blockhash"));
-    if (!hash) throw JSONRPCError(RPC_INVALID_PARAMETER, "blockhash must be of length 64 (hexadecimal string)");
+    const uint256 hash = ParseHashParam(request.params.empty() ? json{} : request.params[0], "hash");
     const bool verbose = request.params.size() < 2 || request.params[1].is_null() || request.params[1].get<bool>();
     std::lock_guard lock{node.chainman->Mutex()};
-    BlockProcessor& processor = RequireBlockReplay(node);
-    const CBlockIndex* index = node.blockman->LookupBlockIndex(*hash);
+    const CBlockIndex* index = node.blockman ? node.blockman->LookupBlockIndex(hash) : nullptr;
     if (!index) throw JSONRPCError(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     if (!verbose) {
         DataStream stream;
         stream << index->GetBlockHeader();
         return HexStr(stream.Unread());
     }
-    return HeaderToJson(*node.blockman, processor.ActiveChain(), *index);
+    return HeaderToJson(node, TipIndex(node, node.chainman->Active()), *index);
 }
 
 } // namespace

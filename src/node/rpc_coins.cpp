@@ -69,16 +69,11 @@ json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
 
 json GetTxOut(NodeContext& node, const JSONRPCRequest& request)
 {
-    const auto txid = uint256::FromHex(ParamString(request, 0, "txid"));
-    if (!txid) throw JSONRPCError(RPC_INVALID_PARAMETER, "txid must be of length 64 (hexadecimal string)");
-    if (request.params.size() < 2 || !request.params[1].is_number_integer()) {
-        throw JSONRPCError(RPC_TYPE_ERROR, "Expected type number for n");
-    }
-    const int64_t n = request.params[1].get<int64_t>();
-    if (n < 0 || n > UINT32_MAX) throw JSONRPCError(RPC_INVALID_PARAMETER, "Invalid output index n");
+    const uint256 txid = ParseHashParam(request.params.empty() ? json{} : request.params[0], "txid");
+    const uint32_t n = ParamInt<uint32_t>(request.params.size() < 2 ? json{} : request.params[1], "n");
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    const auto coin = active.CoinsTip().GetCoin(COutPoint{*txid, static_cast<uint32_t>(n)});
+    const auto coin = active.CoinsTip().GetCoin(COutPoint{txid, n});
     if (!coin) return nullptr;
     const int confirmations = active.TipHeight() < 0 ? 0 : active.TipHeight() - static_cast<int>(coin->nHeight) + 1;
     return json{

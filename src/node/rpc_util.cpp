@@ -5,8 +5,11 @@
 #include <rpc/protocol.h>
 #include <rpc/request.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace node {
 
@@ -24,6 +27,32 @@ std::string ParamString(const JSONRPCRequest& request, size_t index, const std::
     if (!request.params[index].is_string()) throw JSONRPCError(RPC_TYPE_ERROR, "Expected type string for " + name);
     return request.params[index].get<std::string>();
 }
+
+uint256 ParseHashParam(const nlohmann::json& value, std::string_view name)
+{
+    if (!value.is_string()) throw JSONRPCError(RPC_TYPE_ERROR, fmt::format("Expected type string for {}", name));
+    const std::string& hex = value.get_ref<const std::string&>();
+    if (hex.size() != 64) throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("{} must be of length 64 (not {}, for '{}')", name, hex.size(), hex));
+    const auto hash = uint256::FromHex(hex);
+    if (!hash) throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("{} must be hexadecimal string (not '{}')", name, hex));
+    return *hash;
+}
+
+template <typename T>
+T ParamInt(const nlohmann::json& value, std::string_view name)
+{
+    if (!value.is_number()) throw JSONRPCError(RPC_TYPE_ERROR, fmt::format("Expected type number for {}", name));
+    if (value.is_number_float() || (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())) ||
+        (value.is_number_integer() && !value.is_number_unsigned() &&
+         (value.get<int64_t>() < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+          value.get<int64_t>() > static_cast<int64_t>(std::numeric_limits<T>::max())))) {
+        throw JSONRPCError(RPC_MISC_ERROR, "JSON integer out of range");
+    }
+    return value.is_number_unsigned() ? static_cast<T>(value.get<uint64_t>()) : static_cast<T>(value.get<int64_t>());
+}
+template int ParamInt<int>(const nlohmann::json&, std::string_view);
+template int64_t ParamInt<int64_t>(const nlohmann::json&, std::string_view);
+template uint32_t ParamInt<uint32_t>(const nlohmann::json&, std::string_view);
 
 std::optional<std::string> OptionalParamString(const JSONRPCRequest& request, size_t index, const std::string& name)
 {
@@ -50,6 +79,12 @@ uint64_t KnownChainTx(const NodeContext& node, const Chainstate& chainstate)
     if (chainstate.Snapshot() && chainstate.TipHash() == chainstate.Snapshot()->blockhash) return chainstate.Snapshot()->chain_tx_count;
     const CBlockIndex* tip = TipIndex(node, chainstate);
     return tip ? tip->nChainTx : 0;
+}
+
+const CBlockIndex* AncestorOnChain(const NodeContext& node, const CBlockIndex& tip, int height)
+{
+    if (node.processor && node.processor->ActiveChain().Tip() == &tip) return node.processor->ActiveChain()[height];
+    return tip.GetAncestor(height);
 }
 
 int HeadersHeight(const NodeContext& node)

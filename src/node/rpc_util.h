@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 class RPCTable;
+class uint256;
 struct CBlockIndex;
 struct JSONRPCRequest;
 
@@ -23,6 +25,16 @@ std::filesystem::path AbsPathForRpc(const NodeContext& node, const std::string& 
 
 std::string ParamString(const JSONRPCRequest& request, size_t index, const std::string& name);
 std::optional<std::string> OptionalParamString(const JSONRPCRequest& request, size_t index, const std::string& name);
+
+// A hash parameter as upstream's ParseHashV reads it: 64 hex digits, else
+// RPC_INVALID_PARAMETER naming the parameter (name) and what is wrong.
+uint256 ParseHashParam(const nlohmann::json& value, std::string_view name);
+
+// An integer parameter: RPC_TYPE_ERROR for a value that is no number, and
+// upstream's RPC_MISC_ERROR "JSON integer out of range" for one that is
+// not an integer T can hold.
+template <typename T>
+T ParamInt(const nlohmann::json& value, std::string_view name);
 
 // Gets the active chainstate's changes to disk for an RPC that reads the
 // database (after the block index, as FlushStateToDisk does).
@@ -47,6 +59,10 @@ int HeadersHeight(const NodeContext& node);
 // GuessVerificationProgress (node/chain_info.h) for the chainstate's tip;
 // 0 when its header or transaction count is unknown.
 double VerificationProgress(const NodeContext& node, const Chainstate& chainstate);
+
+// The block at height on the chain ending at tip, in constant time when
+// tip is the replayed chain's tip, else walking back from it.
+const CBlockIndex* AncestorOnChain(const NodeContext& node, const CBlockIndex& tip, int height);
 
 // Binds a method implemented as fn(node, request) to node.
 using NodeRPCMethod = nlohmann::json (*)(NodeContext&, const JSONRPCRequest&);

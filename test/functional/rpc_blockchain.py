@@ -9,7 +9,9 @@ when the reference build or the shared vectors are missing.
 - fresh nodes: the genesis block is the chain's block 0.
 - Core's regtest-small chain (160 blocks and a 3-block stale branch,
   blocks.dat) replayed with -loadblock: getblockchaininfo and
-  getchainstates have Core's fields and values; dumptxoutset writes the same file
+  getchainstates have Core's fields and values; getblockhash and
+  getblockheader answer alike for every block, the stale ones too, and
+  fail alike on bad input; dumptxoutset writes the same file
   and reports the same figures, nchaintx counting the chain's transactions
   (expected.json's 203, not height + 1).
 - the same chain's snapshot (snapshot.dat) loaded into a fresh node: the
@@ -20,6 +22,7 @@ import json
 import os
 from decimal import Decimal
 
+from test_framework.authproxy import JSONRPCException
 from test_framework.test_framework import BitcoinTestFramework, SkipTest
 from test_framework.util import assert_equal, sha256sum_file
 
@@ -50,6 +53,15 @@ def assert_same_fields(ours, core, *, extras=frozenset(), close=frozenset(), ski
             assert_equal((key, ours[key]), (key, core[key]))
 
 
+def rpc_error(node, method, *args):
+    """(code, message) of a call that must fail."""
+    try:
+        getattr(node, method)(*args)
+    except JSONRPCException as e:
+        return e.error["code"], e.error["message"]
+    raise AssertionError("%s%r did not fail" % (method, args))
+
+
 class RPCBlockchainTest(BitcoinTestFramework):
     def set_test_params(self):
         self.num_nodes = 0
@@ -72,6 +84,7 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.test_fresh_nodes()
         self.replay_vector_chain()
         self.test_replayed_chain_info()
+        self.test_block_lookups()
         self.test_dump_latest()
         self.test_snapshot_node()
 
@@ -113,6 +126,49 @@ class RPCBlockchainTest(BitcoinTestFramework):
         chainstate = self.compare_chainstates()["chainstates"][0]
         assert_equal(chainstate["blocks"], self.expected["height"])
         assert 0 < chainstate["verificationprogress"] < 1
+
+    def same_answer(self, method, *args):
+        ours, core = getattr(self.ours, method)(*args), getattr(self.core, method)(*args)
+        assert_equal((method, args, ours), (method, args, core))
+        return ours
+
+    def same_error(self, method, *args, code=None):
+        ours, core = rpc_error(self.ours, method, *args), rpc_error(self.core, method, *args)
+        assert_equal((method, args, ours), (method, args, core))
+        if code is not None:
+            assert_equal(ours[0], code)
+
+    def test_block_lookups(self):
+        self.log.info("getblockhash: the same hash at every height")
+        hashes = [self.same_answer("getblockhash", height) for height in range(self.expected["height"] + 1)]
+        self.log.info("getblockheader: the same header, as JSON and hex, for every block of the chain")
+        for block_hash in hashes:
+            header = self.same_answer("getblockheader", block_hash)
+            self.same_answer("getblockheader", block_hash, False)
+        assert_equal(header["confirmations"], 1)
+        assert "nextblockhash" not in header
+        genesis = self.same_answer("getblockheader", hashes[0])
+        assert_equal((genesis["confirmations"], genesis["nextblockhash"]), (self.expected["height"] + 1, hashes[1]))
+        self.log.info("getblockheader: the stale branch is off the chain (confirmations -1) on both")
+        tips = self.core.getchaintips()
+        stale = [tip for tip in tips if tip["status"] != "active"]
+        assert_equal(len(stale), 1)
+        walk = stale[0]["hash"]
+        for _ in range(stale[0]["branchlen"]):
+            header = self.same_answer("getblockheader", walk)
+            assert_equal(header["confirmations"], -1)
+            walk = header["previousblockhash"]
+        assert_equal(self.ours.getblockheader(walk)["confirmations"], self.expected["height"] - header["height"] + 2)
+
+        self.log.info("Bad heights and hashes fail with Core's codes and messages")
+        self.same_error("getblockhash", -1, code=-8)
+        self.same_error("getblockhash", self.expected["height"] + 1, code=-8)
+        self.same_error("getblockhash", 1.5, code=-1)
+        self.same_error("getblockheader", "xyz", code=-8)
+        self.same_error("getblockheader", "z" + hashes[1][1:], code=-8)
+        self.same_error("getblockheader", "00" * 32, code=-5)
+        self.same_error("gettxout", "xyz", 0, code=-8)
+        self.same_error("gettxout", hashes[1], -1, code=-1)
 
     def test_dump_latest(self):
         self.log.info("dumptxoutset latest: same figures and bytes; nchaintx is the chain's transaction count")
@@ -162,6 +218,12 @@ class RPCBlockchainTest(BitcoinTestFramework):
         for key in ("bits", "target", "difficulty", "time", "mediantime", "chainwork"):
             assert key not in before, key
         assert_equal(before["verificationprogress"], 0)
+        # Of the chain, only the base block's hash is known.
+        assert_equal(node.getblockhash(expected["height"]), expected["base_blockhash"])
+        assert_equal(rpc_error(node, "getblockhash", expected["height"] - 1),
+                     (-5, "Block not found: the headers below the snapshot's base block are not known "
+                          "(submit them with submitheader)"))
+        assert_equal(rpc_error(node, "getblockheader", expected["base_blockhash"]), (-5, "Block not found"))
         self.log.info("Snapshot node: after a restart the block index is still read: the same answers")
         node.stop_node()
         node.start([arg])
