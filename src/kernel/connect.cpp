@@ -164,11 +164,17 @@ CAmount GetBlockSubsidy(int height, const CChainParams& params)
     return (50 * COIN) >> halvings;
 }
 
-bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state)
+bool CheckBlockHeader(const CBlockHeader& header, const CChainParams& params, BlockValidationState& state)
 {
-    if (!CheckProofOfWork(block.GetHash(), block.nBits, params.PowLimit())) {
+    if (!CheckProofOfWork(header.GetHash(), header.nBits, params.PowLimit())) {
         return state.Invalid(BlockValidationResult::INVALID_HEADER, "high-hash", "proof of work failed");
     }
+    return true;
+}
+
+bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state)
+{
+    if (!CheckBlockHeader(block, params, state)) return false;
     bool mutated = false;
     if (BlockMerkleRoot(block, &mutated) != block.hashMerkleRoot) {
         return state.Invalid(BlockValidationResult::MUTATED, "bad-txnmrklroot", "hashMerkleRoot mismatch");

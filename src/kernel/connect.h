@@ -66,6 +66,12 @@ private:
 // (a shift by 64 or more would be undefined, and the amount is 0 long before).
 CAmount GetBlockSubsidy(int height, const CChainParams& params);
 
+// The only check of a header alone that coinsdb makes: its hash meets the
+// target its nBits claims, which is within the chain's pow limit
+// ("high-hash"). Upstream's contextual checks (difficulty adjustment,
+// timestamps, version) are not made.
+bool CheckBlockHeader(const CBlockHeader& header, const CChainParams& params, BlockValidationState& state);
+
 // Context-free checks, in upstream's order: proof of work ("high-hash"),
 // merkle root ("bad-txnmrklroot") and its mutation ("bad-txns-duplicate"),
 // size limits, also failed by a block without transactions

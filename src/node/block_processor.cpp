@@ -135,6 +135,26 @@ void BlockProcessor::RollForwardCrashedFlush(const std::vector<uint256>& heads)
     LogInfo("Replay: finished at {} ({})", target->hash.GetHex(), target->nHeight);
 }
 
+CBlockIndex* BlockProcessor::AcceptHeader(BlockManager& blockman, const CChainParams& params, const CBlockHeader& header,
+                                          kernel::BlockValidationState& state)
+{
+    if (CBlockIndex* known = blockman.LookupBlockIndex(header.GetHash())) {
+        if (known->nStatus & BLOCK_FAILED_MASK) {
+            state.Invalid(kernel::BlockValidationResult::CONSENSUS, "duplicate-invalid");
+            return nullptr;
+        }
+        return known;
+    }
+    if (!kernel::CheckBlockHeader(header, params, state)) return nullptr;
+    const CBlockIndex* parent = blockman.LookupBlockIndex(header.hashPrevBlock);
+    if (!parent) throw std::logic_error("AcceptHeader: the parent of " + header.GetHash().GetHex() + " is not in the index");
+    if (parent->nStatus & BLOCK_FAILED_MASK) {
+        state.Invalid(kernel::BlockValidationResult::CONSENSUS, "bad-prevblk");
+        return nullptr;
+    }
+    return blockman.AddToBlockIndex(header);
+}
+
 bool BlockProcessor::AcceptBlock(const CBlock& block, const std::optional<FlatFilePos>& stored_at)
 {
     const uint256 hash = block.GetHash();

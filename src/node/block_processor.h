@@ -7,6 +7,7 @@
 // only: scripts and signatures are not verified.
 
 #include <kernel/chainparams.h>
+#include <kernel/connect.h>
 #include <node/blockstorage.h>
 #include <node/chain.h>
 #include <node/chainstate.h>
@@ -69,6 +70,15 @@ public:
     size_t ReindexBlockFiles();
 
     void FlushStateToDisk(FlushMode mode);
+
+    // Adds a header without its block (submitheader): checked alone
+    // (kernel::CheckBlockHeader) and refused as "bad-prevblk" when its
+    // parent is invalid. nullptr, with state saying why, when refused; the
+    // parent must be in the index. A static member: the index takes
+    // headers while a snapshot chainstate, which has no BlockProcessor, is
+    // active.
+    static CBlockIndex* AcceptHeader(BlockManager& blockman, const CChainParams& params, const CBlockHeader& header,
+                                     kernel::BlockValidationState& state);
 
     const CChain& ActiveChain() const { return m_chain; }
     const BlockProcessorOptions& Options() const { return m_options; }

@@ -6,6 +6,7 @@
 #include <rpc/protocol.h>
 #include <rpc/server.h>
 #include <util/args.h>
+#include <streams.h>
 #include <util/strencodings.h>
 
 #include <fmt/format.h>
@@ -170,6 +171,30 @@ json GetBlockHeader(NodeContext& node, const JSONRPCRequest& request)
     return HeaderToJson(node, TipIndex(node, node.chainman->Active()), *index);
 }
 
+json SubmitHeader(NodeContext& node, const JSONRPCRequest& request)
+{
+    const std::string hex = ParamString(request, 0, "hexdata");
+    // As upstream: hex for at least a header; bytes after it are ignored.
+    CBlockHeader header;
+    const auto bytes = TryParseHex(hex);
+    try {
+        if (!bytes) throw std::ios_base::failure("not hex");
+        SpanReader{std::span{*bytes}} >> header;
+    } catch (const std::ios_base::failure&) {
+        throw JSONRPCError(RPC_DESERIALIZATION_ERROR, "Block header decode failed");
+    }
+    std::lock_guard lock{node.chainman->Mutex()};
+    if (!node.blockman) throw JSONRPCError(RPC_IN_WARMUP, "The block index is not open yet");
+    if (!node.blockman->LookupBlockIndex(header.hashPrevBlock)) {
+        throw JSONRPCError(RPC_VERIFY_ERROR, "Must submit previous header (" + header.hashPrevBlock.GetHex() + ") first");
+    }
+    kernel::BlockValidationState state;
+    if (!BlockProcessor::AcceptHeader(*node.blockman, node.chainman->Params(), header, state)) {
+        throw JSONRPCError(RPC_VERIFY_ERROR, state.GetRejectReason());
+    }
+    return nullptr;
+}
+
 } // namespace
 
 void RegisterChainRPCCommands(RPCTable& table, NodeContext& node)
@@ -186,6 +211,8 @@ void RegisterChainRPCCommands(RPCTable& table, NodeContext& node)
                         std::lock_guard lock{node.chainman->Mutex()};
                         return node.chainman->Active().TipHeight();
                     }});
+    table.Register({"blockchain", "submitheader", {"hexdata"},
+                    "submitheader \"hexdata\"\nAdds a block header (hex) to the block index.", BindNode(node, SubmitHeader)});
     table.Register({"blockchain", "getchainstates", {},
                     "getchainstates\nThe chainstates: the normal one and, after loadtxoutset, the snapshot one.",
                     BindNode(node, GetChainstates)});
