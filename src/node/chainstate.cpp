@@ -323,7 +323,8 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
 
 } // namespace
 
-SnapshotLoadResult ChainstateManager::ActivateSnapshot(const std::filesystem::path& path, const std::atomic<bool>& interrupt)
+SnapshotLoadResult ChainstateManager::ActivateSnapshot(AutoFile& file, const SnapshotMetadata& metadata, const std::filesystem::path& path,
+                                                      const std::atomic<bool>& interrupt)
 {
     bool expected = false;
     if (!m_snapshot_loading.compare_exchange_strong(expected, true)) {
@@ -339,9 +340,6 @@ SnapshotLoadResult ChainstateManager::ActivateSnapshot(const std::filesystem::pa
         if (m_snapshot_chainstate) throw std::runtime_error("Can't activate a snapshot-based chainstate more than once");
     }
 
-    AutoFile file{std::fopen(path.c_str(), "rb")};
-    if (file.IsNull()) throw std::runtime_error("Couldn't open file " + path.string() + " for reading.");
-    const SnapshotMetadata metadata = SnapshotMetadata::Read(file, Params().MessageStart());
     const AssumeutxoData au_data = CheckSnapshotBase(metadata, Params());
     const SnapshotBase base{metadata.base_blockhash, au_data.height, au_data.chain_tx_count};
 

@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+class AutoFile;
+struct SnapshotMetadata;
+
 namespace node {
 
 // How full the in-memory coins cache is relative to its budget.
@@ -140,9 +143,12 @@ public:
     const ChainstateManagerOptions& Options() const { return m_options; }
 
     // Loads, flushes and validates a snapshot into chainstate_snapshot/ and
-    // makes it the active chainstate. On any failure the directory is
-    // removed, chainstate/ is untouched, and the exception says why.
-    SnapshotLoadResult ActivateSnapshot(const std::filesystem::path& path, const std::atomic<bool>& interrupt);
+    // makes it the active chainstate: the coins that follow metadata (read
+    // already, SnapshotMetadata::Read) in file; path is for the log. On any
+    // failure the directory is removed, chainstate/ is untouched, and the
+    // exception says why.
+    SnapshotLoadResult ActivateSnapshot(AutoFile& file, const SnapshotMetadata& metadata, const std::filesystem::path& path,
+                                        const std::atomic<bool>& interrupt);
     bool IsSnapshotLoading() const { return m_snapshot_loading; }
 
     // Flushes every chainstate (shutdown, before statistics).

@@ -88,8 +88,18 @@ json GetTxOut(NodeContext& node, const JSONRPCRequest& request)
 json LoadTxOutSet(NodeContext& node, const JSONRPCRequest& request)
 {
     const auto path = AbsPathForRpc(node, ParamString(request, 0, "path"));
+    // Upstream's codes: the caller's file (-8), its header (-22), then
+    // everything the load itself finds (-32603).
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    if (file.IsNull()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Couldn't open file " + path.string() + " for reading.");
+    SnapshotMetadata metadata;
     try {
-        const SnapshotLoadResult result = node.chainman->ActivateSnapshot(path, node.shutdown_requested);
+        metadata = SnapshotMetadata::Read(file, node.chainman->Params().MessageStart());
+    } catch (const SnapshotError& e) {
+        throw JSONRPCError(RPC_DESERIALIZATION_ERROR, fmt::format("Unable to parse metadata: {}", e.what()));
+    }
+    try {
+        const SnapshotLoadResult result = node.chainman->ActivateSnapshot(file, metadata, path, node.shutdown_requested);
         return json{
             {"coins_loaded", result.coins_loaded},
             {"tip_hash", result.base_blockhash.GetHex()},

@@ -59,6 +59,9 @@ from test_framework.util import (
 
 RPC_INTERNAL_ERROR = -32603
 RPC_INVALID_PARAMETER = -8
+RPC_DESERIALIZATION_ERROR = -22
+# The bad-snapshot cases whose error is in the file's header.
+METADATA_ERRORS = {"bad_magic", "version_1", "version_3", "network_main", "network_signet", "network_unknown", "truncated_header"}
 # Upstream's PopulateAndValidateSnapshot checks the cache size every 120,000
 # coins; coinsdb keeps that interval.
 # The snapshot chainstate's share of -dbcache=4: 99% of 1.75 MiB, in MB.
@@ -98,10 +101,15 @@ class AssumeutxoTest(BitcoinTestFramework):
         assert_equal(node.getblockcount(), 0)
 
     def assert_load_error(self, node, name, data, what):
-        """Loads data written to name; expects the loader's error what."""
+        """Loads data written to name; expects the loader's error what: as
+        Core, RPC_DESERIALIZATION_ERROR for a bad header (metadata),
+        RPC_INTERNAL_ERROR naming the file for the rest."""
         path = self.write(name, data)
-        message = "Unable to load UTXO snapshot: %s (%s)" % (what, path)
-        assert_raises_rpc_error(RPC_INTERNAL_ERROR, message, node.loadtxoutset, path)
+        if any(name.endswith("_%s.dat" % case) for case in METADATA_ERRORS):
+            code, message = RPC_DESERIALIZATION_ERROR, "Unable to parse metadata: %s" % what
+        else:
+            code, message = RPC_INTERNAL_ERROR, "Unable to load UTXO snapshot: %s (%s)" % (what, path)
+        assert_raises_rpc_error(code, message, node.loadtxoutset, path)
         self.assert_no_snapshot_chainstate(node)
 
     def check_snapshot_chainstate(self, node, *, base_hex, height, stats):
@@ -256,6 +264,9 @@ class AssumeutxoTest(BitcoinTestFramework):
 
         self.test_bad_snapshots(node, "generated", data, base_height=GENERATED_HEIGHT,
                                 expected_hash=stats["hash_serialized_3"])
+        self.log.info("Generated snapshot: a file that cannot be opened is the caller's mistake (-8)")
+        missing = os.path.join(self.options.tmpdir, "missing.dat")
+        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Couldn't open file %s for reading." % missing, node.loadtxoutset, missing)
 
         self.log.info("Generated snapshot: the same node loads the good file")
         with node.assert_debug_log(["[snapshot] loading %d coins from snapshot %s" % (len(coins), base_hex),

@@ -110,12 +110,19 @@ class BitcoinCliTest(BitcoinTestFramework):
         assert_equal(result.returncode, cli_exit_code(-32601))
         assert_equal(result.stderr, "error code: -32601\nerror message:\nMethod not found\n")
 
-        self.log.info("A loadtxoutset failure: error code -32603 with the loader's message")
+        self.log.info("loadtxoutset of a missing file: error code -8")
         missing = os.path.join(self.options.tmpdir, "missing.dat")
         result = node.cli.run("loadtxoutset", missing)
+        assert_equal(result.returncode, cli_exit_code(-8))
+        assert_equal(result.stderr, "error code: -8\nerror message:\nCouldn't open file %s for reading.\n" % missing)
+        self.log.info("A loadtxoutset failure: error code -32603 with the loader's message")
+        unknown = os.path.join(self.options.tmpdir, "unknown_base.dat")
+        with open(unknown, "wb") as f:
+            f.write(b"utxo\xff" + (2).to_bytes(2, "little") + bytes.fromhex("fabfb5da") + bytes(32) + bytes(8))
+        result = node.cli.run("loadtxoutset", unknown)
         assert_equal(result.returncode, cli_exit_code(-32603))
-        assert_equal(result.stderr, "error code: -32603\nerror message:\nUnable to load UTXO snapshot: Couldn't open file %s "
-                     "for reading. (%s)\n" % (missing, missing))
+        assert_equal(result.stderr, "error code: -32603\nerror message:\nUnable to load UTXO snapshot: Assumeutxo height in snapshot "
+                     "metadata not recognized for base block %s: this chain has no assumeutxo entry for it (%s)\n" % ("00" * 32, unknown))
 
     def test_usage_errors(self, node):
         self.log.info("No command: usage and 'too few parameters', exit 1")

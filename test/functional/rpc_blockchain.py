@@ -18,7 +18,8 @@ when the reference build or the shared vectors are missing.
   submitheader of the chain's headers (headers.txt), as Core requires:
   loadtxoutset, getblockchaininfo, getchainstates, getblockheader of the
   tip and dumptxoutset agree, also after a restart. submitheader fails
-  alike on bad headers. Loaded without the headers (coinsdb allows it,
+  alike on bad headers, and loadtxoutset with Core's codes: -8 for a file
+  that does not open, -22 for a bad header, -32603 for an unknown base. Loaded without the headers (coinsdb allows it,
   Core does not), the RPCs report the snapshot's height, before and after a
   restart, and say what they do not know.
 """
@@ -144,6 +145,14 @@ class RPCBlockchainTest(BitcoinTestFramework):
         if code is not None:
             assert_equal(ours[0], code)
 
+    def same_error_code(self, method, *args, code, prefix):
+        """Failures whose detail coinsdb words its own way: the same code,
+        and messages that start alike."""
+        for node in self.both():
+            got_code, message = rpc_error(node, method, *args)
+            assert_equal((method, got_code), (method, code))
+            assert message.startswith(prefix), (message, prefix)
+
     def test_block_lookups(self):
         self.log.info("getblockhash: the same hash at every height")
         hashes = [self.same_answer("getblockhash", height) for height in range(self.expected["height"] + 1)]
@@ -266,8 +275,22 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.same_answer("submitheader", headers[0] + "00")
         self.same_answer("getblockheader", expected["base_blockhash"])
 
-        self.log.info("Snapshot nodes: loadtxoutset, then the chain RPCs agree")
+        self.log.info("loadtxoutset: a missing file, a bad header and an unknown base fail with Core's codes")
         path = os.path.join(self.vector, "snapshot.dat")
+        with open(path, "rb") as f:
+            data = f.read()
+        self.same_error("loadtxoutset", self.path("missing.dat"), code=-8)
+        with open(self.path("truncated.dat"), "wb") as f:
+            f.write(data[:20])
+        self.same_error_code("loadtxoutset", self.path("truncated.dat"), code=-22, prefix="Unable to parse metadata: ")
+        with open(self.path("bad_magic.dat"), "wb") as f:
+            f.write(b"utxo\xfe" + data[5:])
+        self.same_error_code("loadtxoutset", self.path("bad_magic.dat"), code=-22, prefix="Unable to parse metadata: ")
+        with open(self.path("unknown_base.dat"), "wb") as f:
+            f.write(data[:11] + bytes(32) + data[43:])
+        self.same_error_code("loadtxoutset", self.path("unknown_base.dat"), code=-32603, prefix="Unable to load UTXO snapshot: ")
+
+        self.log.info("Snapshot nodes: loadtxoutset, then the chain RPCs agree")
         self.same_answer("loadtxoutset", path)
         self.compare_snapshot_state()
         self.log.info("Snapshot nodes: dumptxoutset latest writes the same file, nchaintx from the assumeutxo entry")
