@@ -1,15 +1,19 @@
 #include <kernel/coinstats.h>
 #include <node/context.h>
 #include <node/rpc_util.h>
+#include <node/snapshot_rollback.h>
 #include <node/utxo_snapshot.h>
 #include <rpc/json.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>
+#include <util/args.h>
+#include <util/log.h>
 #include <util/strencodings.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -113,55 +117,174 @@ json LoadTxOutSet(NodeContext& node, const JSONRPCRequest& request)
     }
 }
 
-json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
+// Upstream's ParseHashOrHeight for dumptxoutset's rollback option: a
+// height on the active chain, or the hash of any block the index knows
+// (only those on the active chain can be rolled back to: checked by the
+// caller).
+const CBlockIndex* ParseHashOrHeight(const NodeContext& node, const json& value)
 {
-    const auto path = AbsPathForRpc(node, ParamString(request, 0, "path"));
-    const std::string type = OptionalParamString(request, 1, "type").value_or("");
-    if (type == "rollback") throw JSONRPCError(RPC_INVALID_PARAMETER, "coinsdb has no blocks to roll back: use \"latest\"");
-    if (type != "latest") {
-        throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("Invalid snapshot type \"{}\" specified. Please specify \"rollback\" or \"latest\"", type));
-    }
-    if (std::filesystem::exists(path)) {
-        throw JSONRPCError(RPC_INVALID_PARAMETER, path.string() + " already exists. If you are sure this is what you want, move it out of the way first");
-    }
-    std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    // The dump reads the database, which must hold the cache's changes.
-    SyncForReading(node, active);
-    // Count first: the header carries the number of coins.
-    const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, active.CoinsDB());
-    if (!stats) throw JSONRPCError(RPC_INTERNAL_ERROR, "Unable to read UTXO set");
+    const CBlockIndex* tip = TipIndex(node, active);
+    if (value.is_number()) {
+        const int height = ParamInt<int>(value, "rollback");
+        if (height < 0) throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("Target block height {} is negative", height));
+        if (height > active.TipHeight()) {
+            throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("Target block height {} after current tip {}", height, active.TipHeight()));
+        }
+        if (!tip) throw JSONRPCError(RPC_INVALID_ADDRESS_OR_KEY, "Block not found: the snapshot's headers are not known");
+        return AncestorOnChain(node, *tip, height);
+    }
+    if (!value.is_string()) throw JSONRPCError(RPC_TYPE_ERROR, fmt::format("JSON value of type {} is not of expected type string", JSONTypeName(value)));
+    const uint256 hash = ParseHashParam(value, "hash_or_height");
+    const CBlockIndex* index = node.blockman ? node.blockman->LookupBlockIndex(hash) : nullptr;
+    if (!index) throw JSONRPCError(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    return index;
+}
 
-    // Written under a temporary name so a half-written file never looks finished.
-    const auto temp_path = std::filesystem::path{path.string() + ".incomplete"};
-    AutoFile file{std::fopen(temp_path.c_str(), "wb")};
-    if (file.IsNull()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Couldn't open file " + temp_path.string() + " for writing.");
+// The block dumptxoutset is to write the UTXO set of; nullptr for the tip
+// as it is ("latest"). Checks in upstream's order and with its errors.
+const CBlockIndex* DumpTarget(const NodeContext& node, const std::string& type, const json& options)
+{
+    if (!options.is_null() && !options.is_object()) {
+        throw JSONRPCError(RPC_TYPE_ERROR, fmt::format("JSON value of type {} is not of expected type object", JSONTypeName(options)));
+    }
+    const bool has_rollback = options.is_object() && options.contains("rollback");
+    if (has_rollback && type == "latest") {
+        throw JSONRPCError(RPC_INVALID_PARAMETER, "Invalid snapshot type \"latest\" specified with rollback option");
+    }
+    if (has_rollback) return ParseHashOrHeight(node, options["rollback"]);
+    if (type == "rollback") {
+        // The most recent block a snapshot can be loaded at.
+        const auto& entries = node.chainman->Params().AssumeutxoEntries();
+        if (entries.empty()) throw JSONRPCError(RPC_MISC_ERROR, "This chain has no assumeutxo entry to roll back to");
+        const int height = std::ranges::max(entries, {}, &AssumeutxoData::height).height;
+        return ParseHashOrHeight(node, json(height));
+    }
+    if (type == "latest") return nullptr;
+    throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("Invalid snapshot type \"{}\" specified. Please specify \"rollback\" or \"latest\"", type));
+}
+
+// What a dump writes: the coins of `db`, which stand at block base_hash.
+struct DumpSource {
+    const CCoinsViewDB& db;
+    uint256 base_hash;
+    int base_height;
+    uint64_t chain_tx;
+};
+
+json WriteDump(NodeContext& node, const DumpSource& source, AutoFile& file, const std::filesystem::path& temp_path,
+               const std::filesystem::path& path)
+{
+    const auto interrupt = [&] {
+        if (node.shutdown_requested) throw JSONRPCError(RPC_MISC_ERROR, "Shutting down");
+    };
+    // Counted first: the header carries the number of coins.
+    const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, source.db, interrupt);
+    if (!stats) throw JSONRPCError(RPC_INTERNAL_ERROR, "Unable to read UTXO set");
+    if (stats->best_block != source.base_hash) throw JSONRPCError(RPC_INTERNAL_ERROR, "The UTXO set is not at block " + source.base_hash.GetHex());
     uint64_t written = 0;
     try {
-        auto cursor = active.CoinsDB().Cursor();
+        auto cursor = source.db.Cursor();
         written = WriteSnapshot(file, node.chainman->Params().MessageStart(), stats->best_block, stats->txouts, *cursor);
         if (std::fflush(file.Get()) != 0 || fsync(fileno(file.Get())) != 0 || file.fclose() != 0) {
             throw std::runtime_error("write failed: " + std::string{std::strerror(errno)});
         }
     } catch (const std::exception& e) {
-        file.fclose();
-        std::filesystem::remove(temp_path);
         throw JSONRPCError(RPC_MISC_ERROR, fmt::format("Unable to write snapshot to {}: {}", temp_path.string(), e.what()));
     }
     std::filesystem::rename(temp_path, path);
-
-    const uint64_t chain_tx_count = KnownChainTx(node, active);
-    if (chain_tx_count == 0) {
-        throw JSONRPCError(RPC_INTERNAL_ERROR, "The transaction count of the chain up to " + active.TipHash().GetHex() + " is not known");
-    }
     return json{
         {"coins_written", written},
         {"base_hash", stats->best_block.GetHex()},
-        {"base_height", active.TipHeight()},
+        {"base_height", source.base_height},
         {"path", path.string()},
         {"txoutset_hash", stats->hash_serialized.GetHex()},
-        {"nchaintx", chain_tx_count},
+        {"nchaintx", source.chain_tx},
     };
+}
+
+// Upstream's pruned-node check, then that every block to disconnect has
+// its block and undo data (a snapshot chainstate has none below its base).
+void CheckRollbackData(const NodeContext& node, const CBlockIndex& tip, const CBlockIndex& target)
+{
+    if (AncestorOnChain(node, tip, target.nHeight) != &target) {
+        throw JSONRPCError(RPC_INVALID_PARAMETER, "Block " + target.GetBlockHash().GetHex() + " is not in the active chain");
+    }
+    const CBlockIndex* missing = nullptr;
+    for (const CBlockIndex* index = &tip; index != &target && !missing; index = index->pprev) {
+        if ((index->nStatus & BLOCK_HAVE_MASK) != BLOCK_HAVE_MASK) missing = index;
+    }
+    if (!missing) return;
+    if (node.args->GetIntArg("prune", 0) > 0) {
+        throw JSONRPCError(RPC_MISC_ERROR, "Could not roll back to requested height since necessary block data is already pruned.");
+    }
+    throw JSONRPCError(RPC_INTERNAL_ERROR, fmt::format("Failed to read block at height {}: its block or undo data is not stored{}", missing->nHeight,
+                                                       node.chainman->Active().Snapshot() ? " (a snapshot chainstate has no blocks below its base)" : ""));
+}
+
+json DumpTxOutSet(NodeContext& node, const JSONRPCRequest& request)
+{
+    const auto path = AbsPathForRpc(node, ParamString(request, 0, "path"));
+    const std::string type = OptionalParamString(request, 1, "type").value_or("");
+    const json options = request.params.size() > 2 ? request.params[2] : json{};
+    std::lock_guard lock{node.chainman->Mutex()};
+    const CBlockIndex* target = DumpTarget(node, type, options);
+    if (std::filesystem::exists(path)) {
+        throw JSONRPCError(RPC_INVALID_PARAMETER, path.string() + " already exists. If you are sure this is what you want, move it out of the way first");
+    }
+    Chainstate& active = node.chainman->Active();
+    const CBlockIndex* tip = TipIndex(node, active);
+    if (target == tip) target = nullptr;
+    if (target) CheckRollbackData(node, *tip, *target);
+    const uint64_t chain_tx = target ? target->nChainTx : KnownChainTx(node, active);
+    if (chain_tx == 0) {
+        throw JSONRPCError(RPC_INTERNAL_ERROR, "The transaction count of the chain up to " +
+                                                   (target ? target->GetBlockHash() : active.TipHash()).GetHex() + " is not known");
+    }
+
+    // Written under a temporary name so a half-written file never looks finished.
+    const auto temp_path = std::filesystem::path{path.string() + ".incomplete"};
+    AutoFile file{std::fopen(temp_path.c_str(), "wb")};
+    if (file.IsNull()) throw JSONRPCError(RPC_INVALID_PARAMETER, "Couldn't open file " + temp_path.string() + " for writing.");
+    // Whatever fails below, neither the unfinished file nor the rolled-back
+    // copy may stay behind.
+    std::unique_ptr<CCoinsViewDB> rolled_back;
+    bool in_memory = false;
+    const auto temp_db_path = path.parent_path() / fmt::format("temp_utxo_{}", target ? target->nHeight : 0);
+    try {
+        // The dump reads the database, which must hold the cache's changes.
+        SyncForReading(node, active);
+        if (!target) return WriteDump(node, {active.CoinsDB(), active.TipHash(), active.TipHeight(), chain_tx}, file, temp_path, path);
+        // Only a rollback reads it, as upstream.
+        if (options.contains("in_memory") && !options["in_memory"].is_null()) {
+            if (!options["in_memory"].is_boolean()) {
+                throw JSONRPCError(RPC_TYPE_ERROR, fmt::format("JSON value of type {} is not of expected type bool", JSONTypeName(options["in_memory"])));
+            }
+            in_memory = options["in_memory"].get<bool>();
+        }
+        if (in_memory) LogInfo("Using an in-memory database for the UTXO set rollback: it may need a lot of memory");
+        rolled_back = BuildRolledBackCoins({.source = active.CoinsDB(),
+                                            .blockman = *node.blockman,
+                                            .tip = *tip,
+                                            .target = *target,
+                                            .temp_db = DBParams{.path = temp_db_path, .cache_bytes = node.cache_sizes->coins_db, .memory_only = in_memory},
+                                            .coins_view = active.CoinsDB().GetOptions(),
+                                            .interruption_point = [&] {
+                                                if (node.shutdown_requested) throw std::runtime_error("Shutting down");
+                                            }});
+        json result = WriteDump(node, {*rolled_back, target->GetBlockHash(), target->nHeight, chain_tx}, file, temp_path, path);
+        rolled_back.reset();
+        if (!in_memory) std::filesystem::remove_all(temp_db_path);
+        return result;
+    } catch (const std::exception& e) {
+        file.fclose();
+        std::error_code ec;
+        std::filesystem::remove(temp_path, ec);
+        rolled_back.reset();
+        if (target && !in_memory) std::filesystem::remove_all(temp_db_path, ec);
+        if (dynamic_cast<const JSONRPCError*>(&e)) throw;
+        throw JSONRPCError(RPC_INTERNAL_ERROR, e.what());
+    }
 }
 
 json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
@@ -202,8 +325,8 @@ void RegisterCoinsRPCCommands(RPCTable& table, NodeContext& node)
                     "loadtxoutset \"path\"\nLoads a UTXO snapshot (dumptxoutset format) into a new chainstate and activates it.",
                     BindNode(node, LoadTxOutSet)});
     table.Register({"blockchain", "dumptxoutset", {"path", "type", "options"},
-                    "dumptxoutset \"path\" \"latest\"\nWrites the active UTXO set as a snapshot file.",
-                    BindNode(node, DumpTxOutSet)});
+                    "dumptxoutset \"path\" ( \"type\" {\"rollback\":n,\"in_memory\":bool} )\nWrites the UTXO set, now or at an earlier block, as a snapshot file.",
+                    BindNode(node, DumpTxOutSet), {"options", {"rollback", "in_memory"}}});
     table.Register({"blockchain", "getcoinscacheinfo", {},
                     "getcoinscacheinfo\nThe coins cache: bytes, entries, dirty entries, batch size, -dbcache split and the last flush.",
                     BindNode(node, GetCoinsCacheInfo)});

@@ -27,6 +27,7 @@ constexpr StringParam STRING_PARAMS[] = {
     {"getblock", 0, "blockhash"},
     {"getblockheader", 0, "blockhash"},
     {"gettxout", 0, "txid"},
+    {"submitheader", 0, "hexdata"},
     {"scantxoutset", 0, "action"},
 };
 

@@ -47,10 +47,24 @@ void ParseRequestObject(const json& value, ParsedRequest& out)
     }
 }
 
-json NamedParamsToPositional(const json& params, const std::vector<std::string>& arg_names)
+json NamedParamsToPositional(const json& params, const std::vector<std::string>& arg_names, const NamedOptions& options)
 {
     std::map<std::string, const json*> unused;
     for (auto it = params.begin(); it != params.end(); ++it) unused.emplace(it.key(), &*it);
+    json gathered = json::object();
+    for (const std::string& name : options.member_names) {
+        if (auto it = unused.find(name); it != unused.end()) {
+            gathered[name] = *it->second;
+            unused.erase(it);
+        }
+    }
+    if (!gathered.empty()) {
+        if (unused.contains(options.arg_name)) {
+            throw JSONRPCError{RPC_INVALID_PARAMETER, "Parameter " + options.arg_name + " conflicts with parameter " + gathered.begin().key()};
+        }
+        // Placed as if the whole object had been named.
+        unused.emplace(options.arg_name, &gathered);
+    }
 
     json positional = json::array();
     const bool args_is_a_name = std::find(arg_names.begin(), arg_names.end(), "args") != arg_names.end();

@@ -34,12 +34,23 @@ struct ParsedRequest {
 // them.
 void ParseRequestObject(const nlohmann::json& value, ParsedRequest& out);
 
+// An object parameter whose members may also be given as named parameters
+// of their own (upstream's named-only options, e.g. dumptxoutset's
+// rollback=n for options={"rollback":n}).
+struct NamedOptions {
+    std::string arg_name;
+    std::vector<std::string> member_names;
+};
+
 // Maps {"name": value} params onto the positions of arg_names. A member
 // "args" (unless a parameter is called that) holds leading positional values,
 // which is how bitcoin-cli -named passes arguments given without a name.
-// Throws JSONRPCError(RPC_INVALID_PARAMETER) for an unknown name or a
-// parameter given both ways.
-nlohmann::json NamedParamsToPositional(const nlohmann::json& params, const std::vector<std::string>& arg_names);
+// Names of options.member_names are gathered into an object at
+// options.arg_name's position. Throws JSONRPCError(RPC_INVALID_PARAMETER)
+// for an unknown name, a parameter given both ways, or an options member
+// given beside the whole options object.
+nlohmann::json NamedParamsToPositional(const nlohmann::json& params, const std::vector<std::string>& arg_names,
+                                       const NamedOptions& options = {});
 
 // Reply texts in upstream's member order. Version 1 always has "result",
 // "error" and "id" (null when absent); version 2 has "jsonrpc":"2.0" and

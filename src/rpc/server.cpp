@@ -103,7 +103,7 @@ json RPCTable::Execute(const JSONRPCRequest& request) const
         command = it->second;
     }
     JSONRPCRequest call = request;
-    if (call.params.is_object()) call.params = NamedParamsToPositional(call.params, command.arg_names);
+    if (call.params.is_object()) call.params = NamedParamsToPositional(call.params, command.arg_names, command.named_options);
     if (call.params.size() > command.arg_names.size()) throw JSONRPCError{RPC_MISC_ERROR, command.help};
     try {
         return command.handler(call);

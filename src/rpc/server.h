@@ -30,6 +30,8 @@ struct RPCCommand {
     // is what "help" without arguments lists.
     std::string help;
     RPCHandler handler;
+    // Members of an object parameter that named calls may also give alone.
+    NamedOptions named_options{};
 };
 
 // The methods of one server and the JSON-RPC framing around them. All

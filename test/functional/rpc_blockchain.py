@@ -13,7 +13,10 @@ when the reference build or the shared vectors are missing.
   getblockheader answer alike for every block, the stale ones too, and
   fail alike on bad input; dumptxoutset writes the same file
   and reports the same figures, nchaintx counting the chain's transactions
-  (expected.json's 203, not height + 1).
+  (expected.json's 203, not height + 1); dumptxoutset rollback, by height,
+  by hash, to the genesis block, in memory, writes the same files as Core,
+  leaves the chainstate and the directory as they were, and fails alike on
+  bad targets.
 - the same chain's snapshot (snapshot.dat) loaded into fresh nodes after
   submitheader of the chain's headers (headers.txt), as Core requires:
   loadtxoutset, getblockchaininfo, getchainstates, getblockheader of the
@@ -92,6 +95,7 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.test_replayed_chain_info()
         self.test_block_lookups()
         self.test_dump_latest()
+        self.test_dump_rollback()
         self.test_snapshot_without_headers()
         self.test_snapshot_with_headers()
 
@@ -222,6 +226,66 @@ class RPCBlockchainTest(BitcoinTestFramework):
         return "-assumeutxo=%d:%s:%s:%d" % (expected["height"], expected["base_blockhash"], expected["hash_serialized_3"],
                                             expected["height"] + 1)
 
+    def same_dump(self, name, *args, **kwargs):
+        """dumptxoutset on both nodes into name_ours.dat and name_core.dat:
+        the same result (but the path) and the same bytes."""
+        results = []
+        for node, who in zip(self.both(), ("ours", "core")):
+            path = self.path("%s_%s.dat" % (name, who))
+            if kwargs:
+                result = node.dumptxoutset(path=path, **kwargs)
+            else:
+                result = node.dumptxoutset(path, *args)
+            assert_equal(result.pop("path"), path)
+            results.append((result, sha256sum_file(path)))
+        assert_equal(results[0], results[1])
+        return results[0][0]
+
+    def test_dump_rollback(self):
+        expected = self.expected
+        before = self.ours.gettxoutsetinfo()
+        hash_100 = self.ours.getblockhash(100)
+        self.log.info("dumptxoutset rollback: to height 100, by height and by hash, the same file as Core's")
+        at_100 = self.same_dump("rollback_100", "", {"rollback": 100})
+        assert_equal((at_100["base_height"], at_100["base_hash"], at_100["nchaintx"]), (100, hash_100, 101))
+        assert_equal(self.same_dump("rollback_hash", "rollback", {"rollback": hash_100}), at_100)
+        self.log.info("dumptxoutset rollback: named-only rollback=, in memory, and to the genesis block")
+        at_150 = self.same_dump("rollback_150", rollback=150, in_memory=True)
+        assert_equal(at_150["base_height"], 150)
+        at_0 = self.same_dump("rollback_0", rollback=0)
+        assert_equal((at_0["coins_written"], at_0["nchaintx"]), (0, 1))
+        self.log.info("dumptxoutset rollback to the tip is the latest set")
+        at_tip = self.same_dump("rollback_tip", "", {"rollback": expected["height"]})
+        assert_equal(sha256sum_file(self.path("rollback_tip_ours.dat")), expected["snapshot_sha256"])
+        assert_equal(at_tip["nchaintx"], expected["nchaintx"])
+        self.log.info("dumptxoutset rollback: the chainstate is untouched and no temporary database is left")
+        assert_equal(self.ours.gettxoutsetinfo(), before)
+        assert_equal(self.ours.getblockcount(), expected["height"])
+        assert not [name for name in os.listdir(self.options.tmpdir) if name.startswith("temp_utxo")]
+
+        self.log.info("dumptxoutset: bad types and targets fail with Core's codes and messages")
+        new = self.path("never_written.dat")
+        # "rollback" alone rolls back to the highest assumeutxo height: 299 on regtest.
+        self.same_error("dumptxoutset", new, "rollback", code=-8)
+        self.same_error("dumptxoutset", new, "", {"rollback": -1}, code=-8)
+        self.same_error("dumptxoutset", new, "", {"rollback": expected["height"] + 1}, code=-8)
+        self.same_error("dumptxoutset", new, "", {"rollback": 1.5}, code=-1)
+        self.same_error("dumptxoutset", new, "", {"rollback": True}, code=-3)
+        self.same_error("dumptxoutset", new, "", {"rollback": "xyz"}, code=-8)
+        self.same_error("dumptxoutset", new, "", {"rollback": "00" * 32}, code=-5)
+        self.same_error("dumptxoutset", new, "latest", {"rollback": 5}, code=-8)
+        self.same_error("dumptxoutset", new, "", code=-8)
+        self.same_error("dumptxoutset", new, "", {}, code=-8)
+        self.same_error("dumptxoutset", new, "foo", code=-8)
+        self.same_error("dumptxoutset", new, "", {"rollback": 5, "in_memory": 5}, code=-3)
+        self.same_error("dumptxoutset", self.path("rollback_100_ours.dat"), "", {"rollback": 5}, code=-8)
+        self.same_error("dumptxoutset", self.path("no_such_dir/x.dat"), "", {"rollback": 5}, code=-8)
+        assert not os.path.exists(new)
+        # Core fails with an internal bug report on a block off its chain.
+        stale = [tip["hash"] for tip in self.core.getchaintips() if tip["status"] != "active"][0]
+        assert_equal(rpc_error(self.ours, "dumptxoutset", new, "", {"rollback": stale}),
+                     (-8, "Block %s is not in the active chain" % stale))
+
     def test_snapshot_without_headers(self):
         expected = self.expected
         arg = self.assumeutxo_arg()
@@ -302,6 +366,9 @@ class RPCBlockchainTest(BitcoinTestFramework):
             results.append(dump)
         assert_equal(results[0], results[1])
         assert_equal(results[0]["nchaintx"], expected["height"] + 1)
+        self.log.info("Snapshot nodes: nothing below the snapshot's base can be rolled back to, on either node")
+        self.same_error_code("dumptxoutset", self.path("below_base.dat"), "", {"rollback": 100}, code=-32603,
+                             prefix="Failed to read block at height %d" % expected["height"])
         self.log.info("Snapshot nodes: the same answers after a restart of ours")
         self.ours.stop_node()
         self.ours.start()
