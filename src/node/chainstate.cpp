@@ -69,17 +69,28 @@ std::optional<SnapshotBase> ReadSnapshotBaseFiles(const std::filesystem::path& d
 // Upstream's FlushSnapshotToDisk, with its log lines. "completed" only
 // once the flush did: a LogTimer would also log it while a failed flush
 // unwinds, right after the error, as if the write had gone through.
+// The duration logged is the one getcoinscacheinfo then reports.
 void FlushSnapshotToDisk(Chainstate& chainstate, bool snapshot_loaded)
 {
-    const auto start = std::chrono::steady_clock::now();
     LogInfo("FlushSnapshotToDisk: {} ({:.2f} MB) started", snapshot_loaded ? "saving snapshot chainstate" : "flushing coins cache",
             InMB(chainstate.CoinsTip().DynamicMemoryUsage()));
     chainstate.Flush();
-    LogInfo("FlushSnapshotToDisk: completed ({:.2f}ms)",
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    LogInfo("FlushSnapshotToDisk: completed ({:.2f}ms)", chainstate.LastFlushMs());
 }
 
 } // namespace
+
+void FlushRecorder::Record(FlushRecord record)
+{
+    std::lock_guard lock{m_mutex};
+    m_last = std::move(record);
+}
+
+std::optional<FlushRecord> FlushRecorder::Last() const
+{
+    std::lock_guard lock{m_mutex};
+    return m_last;
+}
 
 void ChainstateWriteGuard::CheckWritable(const std::filesystem::path& dir) const
 {
@@ -99,8 +110,10 @@ void ChainstateWriteGuard::Fail(const std::filesystem::path& dir, const std::str
 }
 
 Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
-                       size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard)
-    : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}, m_write_guard{write_guard}
+                       size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard,
+                       FlushRecorder& flush_recorder)
+    : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}, m_write_guard{write_guard},
+      m_flush_recorder{flush_recorder}
 {
     m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe}, options);
     m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
@@ -140,6 +153,7 @@ void Chainstate::WriteBack(bool empty_cache)
         throw;
     }
     m_last_flush_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    m_flush_recorder.Record({m_dir.filename().string(), m_last_flush_ms, m_db->LastFlushStats()});
 }
 
 void Chainstate::Close()
@@ -159,7 +173,8 @@ void ChainstateManager::LoadChainstates()
     const auto& sizes = m_options.cache_sizes;
     if (m_options.wipe_chainstate) LogInfo("-reindex-chainstate: wiping chainstate/ to rebuild it from stored blocks");
     m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.coins_view,
-                                                    /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt, m_write_guard);
+                                                    /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt, m_write_guard,
+                                                    m_flush_recorder);
     if (m_ibd_chainstate->TipHash().IsNull() && !m_ibd_chainstate->CoinsDB().GetHeadBlocks().empty()) {
         // A flush was cut short: block replay repairs it (BlockProcessor).
         LogInfo("chainstate/ holds an unfinished flush; it will be replayed");
@@ -205,7 +220,7 @@ std::unique_ptr<Chainstate> ChainstateManager::OpenSnapshotChainstate(const Snap
 {
     const auto& sizes = m_options.cache_sizes;
     return std::make_unique<Chainstate>(SnapshotDir(), sizes.coins_db, m_options.coins_view, wipe,
-                                        static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base, m_write_guard);
+                                        static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base, m_write_guard, m_flush_recorder);
 }
 
 void ChainstateManager::RebalanceCaches()

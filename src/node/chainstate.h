@@ -55,12 +55,37 @@ private:
     std::atomic<bool> m_failed{false};
 };
 
+// The last write of a coins cache to disk in this process, of whichever
+// chainstate (getcoinscacheinfo's last_flush).
+struct FlushRecord {
+    // The chainstate's directory name: chainstate or chainstate_snapshot.
+    std::string chainstate;
+    // The whole write, as FlushSnapshotToDisk logs it.
+    double duration_ms{0};
+    CoinsFlushStats stats;
+};
+
+// Shared by every chainstate. A snapshot load flushes its chainstate
+// without holding the chainstate lock, so the record has a lock of its own.
+class FlushRecorder
+{
+public:
+    void Record(FlushRecord record);
+    // nullopt until the first write since start-up.
+    std::optional<FlushRecord> Last() const;
+
+private:
+    mutable std::mutex m_mutex;
+    std::optional<FlushRecord> m_last;
+};
+
 // One UTXO set: the chainstate database plus the coins cache on top of it.
 class Chainstate
 {
 public:
     Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
-               size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard);
+               size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard,
+               FlushRecorder& flush_recorder);
 
     CCoinsViewDB& CoinsDB() { return *m_db; }
     CCoinsViewCache& CoinsTip() { return *m_cache; }
@@ -83,7 +108,7 @@ public:
     // Writes every change and keeps the coins cached, clean: for writes
     // that only need the changes on disk (prune, periodic, statistics).
     void Sync();
-    // Duration of the last Flush or Sync.
+    // Duration of this chainstate's last Flush or Sync.
     double LastFlushMs() const { return m_last_flush_ms; }
 
     // Closes the database so the directory can be removed.
@@ -100,6 +125,7 @@ private:
     std::optional<SnapshotBase> m_snapshot;
     double m_last_flush_ms{0};
     ChainstateWriteGuard& m_write_guard;
+    FlushRecorder& m_flush_recorder;
 };
 
 struct ChainstateManagerOptions {
@@ -155,6 +181,9 @@ public:
     void FlushAll();
     // True once a chainstate write failed: nothing is written any more.
     bool WriteFailed() const { return m_write_guard.Failed(); }
+    // The last write of any chainstate's coins cache, also one of a
+    // snapshot chainstate still being loaded.
+    std::optional<FlushRecord> LastFlush() const { return m_flush_recorder.Last(); }
 
 private:
     std::filesystem::path SnapshotDir() const { return m_options.datadir / "chainstate_snapshot"; }
@@ -163,6 +192,7 @@ private:
 
     ChainstateManagerOptions m_options;
     ChainstateWriteGuard m_write_guard;
+    FlushRecorder m_flush_recorder;
     std::recursive_mutex m_mutex;
     std::unique_ptr<Chainstate> m_ibd_chainstate;
     std::unique_ptr<Chainstate> m_snapshot_chainstate;

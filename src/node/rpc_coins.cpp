@@ -291,8 +291,16 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
-    const CoinsFlushStats& flush = active.CoinsDB().LastFlushStats();
     const auto& sizes = *node.cache_sizes;
+    json last_flush = nullptr;
+    if (const auto flush = node.chainman->LastFlush()) {
+        last_flush = json{{"chainstate", flush->chainstate},
+                          {"duration_ms", flush->duration_ms},
+                          {"batches", flush->stats.batches},
+                          {"changed", flush->stats.changed},
+                          {"visited", flush->stats.visited},
+                          {"peak_rss_bytes", flush->stats.peak_rss_bytes}};
+    }
     return json{
         {"chainstate", active.Dir().filename().string()},
         {"cache_bytes", active.CoinsTip().DynamicMemoryUsage()},
@@ -304,11 +312,7 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
                      {"block_tree_db", sizes.block_tree_db},
                      {"coins_db", sizes.coins_db},
                      {"coins", sizes.coins}}},
-        {"last_flush", {{"duration_ms", active.LastFlushMs()},
-                        {"batches", flush.batches},
-                        {"changed", flush.changed},
-                        {"visited", flush.visited},
-                        {"peak_rss_bytes", flush.peak_rss_bytes}}},
+        {"last_flush", last_flush},
     };
 }
 

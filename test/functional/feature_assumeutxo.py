@@ -52,6 +52,7 @@ from test_framework.util import (
     assert_amount,
     assert_equal,
     assert_greater_than,
+    assert_in,
     assert_raises_rpc_error,
     sha256sum_file,
     write_file,
@@ -487,6 +488,13 @@ class AssumeutxoTest(BitcoinTestFramework):
             self.log.info("Large snapshot: a second loadtxoutset while the first runs is refused")
             assert_raises_rpc_error(RPC_INTERNAL_ERROR, "Unable to load UTXO snapshot: Another snapshot load is already in "
                                     "progress (%s)" % path, node.loadtxoutset, path)
+        self.wait_until(lambda: "FlushSnapshotToDisk: completed" in node.read_debug_log(offset))
+        self.log.info("Large snapshot: getcoinscacheinfo's last_flush is the loading chainstate's flush the log reports")
+        last = node.getcoinscacheinfo()["last_flush"]
+        assert_equal(last["chainstate"], "chainstate_snapshot")
+        logged = re.findall(r"FlushSnapshotToDisk: completed \(([0-9.]+)ms\)", node.read_debug_log(offset))
+        assert_in("%.2f" % last["duration_ms"], logged)
+        assert_greater_than(last["changed"], 0)
         loader.join()
         assert_equal(outcome, [{"coins_loaded": LARGE_COINS, "tip_hash": base_hex, "base_height": 300, "path": path}])
         log = node.read_debug_log(offset)

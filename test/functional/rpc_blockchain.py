@@ -25,10 +25,14 @@ when the reference build or the shared vectors are missing.
   that does not open, -22 for a bad header, -32603 for an unknown base. Loaded without the headers (coinsdb allows it,
   Core does not), the RPCs report the snapshot's height, before and after a
   restart, and say what they do not know.
+- getcoinscacheinfo (coinsdb's own): last_flush is the snapshot flush the
+  log reports, with the same duration; null after a restart until the next
+  write.
 """
 
 import json
 import os
+import re
 from decimal import Decimal
 
 from test_framework.authproxy import JSONRPCException
@@ -355,7 +359,9 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.same_error_code("loadtxoutset", self.path("unknown_base.dat"), code=-32603, prefix="Unable to load UTXO snapshot: ")
 
         self.log.info("Snapshot nodes: loadtxoutset, then the chain RPCs agree")
+        offset = self.ours.debug_log_size()
         self.same_answer("loadtxoutset", path)
+        self.test_last_flush(self.ours.read_debug_log(offset))
         self.compare_snapshot_state()
         self.log.info("Snapshot nodes: dumptxoutset latest writes the same file, nchaintx from the assumeutxo entry")
         results = []
@@ -373,6 +379,22 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.ours.stop_node()
         self.ours.start()
         self.compare_snapshot_state()
+
+    def test_last_flush(self, log):
+        self.log.info("getcoinscacheinfo: last_flush is the snapshot's flush, as long as the log says it took")
+        logged = re.findall(r"FlushSnapshotToDisk: completed \(([0-9.]+)ms\)", log)
+        assert_equal(len(logged), 1)
+        last = self.ours.getcoinscacheinfo()["last_flush"]
+        assert_equal(last["chainstate"], "chainstate_snapshot")
+        assert_equal("%.2f" % last["duration_ms"], logged[0])
+        assert_equal((last["changed"], last["visited"]), (self.expected["coins_written"], self.expected["coins_written"]))
+        self.log.info("getcoinscacheinfo: after a restart no write has happened yet: last_flush is null")
+        self.ours.stop_node()
+        self.ours.start()
+        assert_equal(self.ours.getcoinscacheinfo()["last_flush"], None)
+        self.ours.gettxoutsetinfo()
+        last = self.ours.getcoinscacheinfo()["last_flush"]
+        assert_equal((last["chainstate"], last["changed"]), ("chainstate_snapshot", 0))
 
     def compare_snapshot_state(self):
         expected = self.expected
