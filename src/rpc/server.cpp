@@ -32,6 +32,12 @@ std::string CategoryTitle(std::string category)
 
 } // namespace
 
+RPCCommand MakeRPCCommand(std::string category, const RPCHelp& help, RPCHandler handler)
+{
+    return {std::move(category), help.name, help.ArgNames(), help.ToString(), std::move(handler), help.Options(),
+            [help](const json& params) { help.CheckParams(params); }};
+}
+
 RPCTable::RPCTable()
 {
     Register({"control", "help", {"command"}, HELP_HELP, [this](const JSONRPCRequest& request) { return Help(request); }});
@@ -104,8 +110,12 @@ json RPCTable::Execute(const JSONRPCRequest& request) const
     }
     JSONRPCRequest call = request;
     if (call.params.is_object()) call.params = NamedParamsToPositional(call.params, command.arg_names, command.named_options);
-    if (call.params.size() > command.arg_names.size()) throw JSONRPCError{RPC_MISC_ERROR, command.help};
     try {
+        if (command.check_params) {
+            command.check_params(call.params);
+        } else if (call.params.size() > command.arg_names.size()) {
+            throw JSONRPCError{RPC_MISC_ERROR, command.help};
+        }
         return command.handler(call);
     } catch (const JSONRPCError&) {
         throw;

@@ -1,6 +1,7 @@
 #ifndef COINSDB_RPC_SERVER_H
 #define COINSDB_RPC_SERVER_H
 
+#include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/request.h>
 
@@ -32,7 +33,14 @@ struct RPCCommand {
     RPCHandler handler;
     // Members of an object parameter that named calls may also give alone.
     NamedOptions named_options{};
+    // Runs before the handler on the positional parameters; throws to
+    // refuse the call. Unset: only too many parameters are refused.
+    std::function<void(const nlohmann::json& params)> check_params{};
 };
+
+// A command whose name, argument names, options, help text and parameter
+// checks all come from its description (rpc/help.h).
+RPCCommand MakeRPCCommand(std::string category, const RPCHelp& help, RPCHandler handler);
 
 // The methods of one server and the JSON-RPC framing around them. All
 // members may be called from any thread; handlers run without the table's
