@@ -3,6 +3,7 @@
 #include <node/chain_info.h>
 #include <node/context.h>
 #include <node/rpc_util.h>
+#include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>
 #include <util/args.h>
@@ -195,35 +196,156 @@ json SubmitHeader(NodeContext& node, const JSONRPCRequest& request)
     return nullptr;
 }
 
+using T = RPCResult::Type;
+constexpr auto REQUIRED = RPCArg::Need::REQUIRED;
+constexpr auto OPTIONAL = RPCArg::Need::OPTIONAL;
+
+// The target fields of a chain's tip, optional where the tip's header may
+// be unknown (a snapshot loaded without its headers).
+std::vector<RPCResult> TipTargetResults()
+{
+    return {
+        {T::STR_HEX, "bits", "The tip's nBits, the compact form of its target", {}, true},
+        {T::STR_HEX, "target", "The tip's proof-of-work target", {}, true},
+        {T::NUM, "difficulty", "How much harder the target is to meet than the easiest main-network one", {}, true},
+    };
+}
+
+RPCHelp GetBlockchainInfoHelp()
+{
+    std::vector<RPCResult> fields{
+        {T::STR, "chain", "The network: main, test, testnet4, signet or regtest"},
+        {T::NUM, "blocks", "The active chainstate's height (0: the genesis block)"},
+        {T::NUM, "headers", "The height of the best header known, at least the active chainstate's"},
+        {T::STR_HEX, "bestblockhash", "The hash of the active chainstate's tip"},
+    };
+    for (auto& field : TipTargetResults()) fields.push_back(std::move(field));
+    for (RPCResult field : std::vector<RPCResult>{
+             {T::NUM_TIME, "time", "The tip's block time, in seconds since the UNIX epoch", {}, true},
+             {T::NUM_TIME, "mediantime", "The median time of the tip and the ten blocks before it", {}, true},
+             {T::NUM, "verificationprogress", "An estimate of how far the chain is along the network's history, from 0 to 1; 0 "
+                                              "when the tip's header or transaction count is unknown"},
+             {T::BOOL, "initialblockdownload", "Whether the node is still catching up: importing blocks, or a tip older than a day"},
+             {T::STR_HEX, "chainwork", "The total work of the active chain up to its tip", {}, true},
+             {T::NUM, "size_on_disk", "Bytes of the block and undo files"},
+             {T::BOOL, "pruned", "Whether old block files are deleted (-prune)"},
+             {T::NUM, "pruneheight", "The lowest block of the active chain whose data is still stored (only when pruning)", {}, true},
+             {T::BOOL, "automatic_pruning", "Always true when pruning: coinsdb only prunes by itself (only when pruning)", {}, true},
+             {T::NUM, "prune_target_size", "The -prune target in bytes (only when pruning)", {}, true},
+             {T::NUM, "waiting_blocks", "Blocks read by an import that wait for their parent (coinsdb's own; only while blocks "
+                                        "are replayed)", {}, true},
+             {T::ARR, "warnings", "Warnings about the node and its chain", {{T::STR, "", "A warning"}}},
+         }) {
+        fields.push_back(std::move(field));
+    }
+    return {.name = "getblockchaininfo",
+            .description = "Reports the state of the block chain: the active tip, the best header, the tip's target, time and\n"
+                           "chain work, progress, and pruning.",
+            .args = {},
+            .results = {{"", {T::OBJ, "", "", fields}}},
+            .examples = HelpExamples("getblockchaininfo", "", "")};
+}
+
+RPCHelp GetChainstatesHelp()
+{
+    std::vector<RPCResult> fields{
+        {T::NUM, "blocks", "The chainstate's height"},
+        {T::STR_HEX, "bestblockhash", "The hash of its tip"},
+    };
+    for (auto& field : TipTargetResults()) fields.push_back(std::move(field));
+    for (RPCResult field : std::vector<RPCResult>{
+             {T::NUM, "verificationprogress", "How far its chain is along the network's history, from 0 to 1"},
+             {T::STR_HEX, "snapshot_blockhash", "The block its snapshot was taken at (only for a snapshot chainstate)", {}, true},
+             {T::NUM, "coins_db_cache_bytes", "Bytes of LevelDB cache for its chainstate database"},
+             {T::NUM, "coins_tip_cache_bytes", "Bytes its in-memory coins cache may use"},
+             {T::BOOL, "validated", "False for a snapshot chainstate, whose coins were trusted rather than replayed from blocks"},
+         }) {
+        fields.push_back(std::move(field));
+    }
+    return {.name = "getchainstates",
+            .description = "Lists the chainstates: the normal one and, once a snapshot was loaded with loadtxoutset, the snapshot\n"
+                           "one, which is then the active one.",
+            .args = {},
+            .results = {{"", {T::OBJ, "", "", {
+                {T::NUM, "headers", "The height of the best header known, at least the active chainstate's"},
+                {T::ARR, "chainstates", "The normal chainstate first; the active one last", {{T::OBJ, "", "", fields}}},
+            }}}},
+            .examples = HelpExamples("getchainstates", "", "")};
+}
+
+RPCHelp GetBlockHeaderHelp()
+{
+    return {.name = "getblockheader",
+            .description = "Returns the header of a block the block index knows, stored or submitted with submitheader: as a\n"
+                           "JSON object, or as hex with verbose=false.",
+            .args = {{"blockhash", RPCArgType::STR_HEX, REQUIRED, "", "The block's hash"},
+                     {"verbose", RPCArgType::BOOL, OPTIONAL, "true", "A JSON object when true, the 80 header bytes in hex when false"}},
+            .results = {{"for verbose = true", {T::OBJ, "", "", {
+                             {T::STR_HEX, "hash", "The block's hash"},
+                             {T::NUM, "confirmations", "How many blocks of the active chain it is under, itself included; -1 "
+                                                       "when it is not on the active chain"},
+                             {T::NUM, "height", "Its height"},
+                             {T::NUM, "version", "Its version field"},
+                             {T::STR_HEX, "versionHex", "The version as 8 hex digits"},
+                             {T::STR_HEX, "merkleroot", "The merkle root of its transactions"},
+                             {T::NUM_TIME, "time", "Its block time, in seconds since the UNIX epoch"},
+                             {T::NUM_TIME, "mediantime", "The median time of the block and the ten before it"},
+                             {T::NUM, "nonce", "Its nonce"},
+                             {T::STR_HEX, "bits", "Its nBits, the compact form of its target"},
+                             {T::STR_HEX, "target", "Its proof-of-work target"},
+                             {T::NUM, "difficulty", "How much harder its target is to meet than the easiest main-network one"},
+                             {T::STR_HEX, "chainwork", "The total work of the chain up to and including it"},
+                             {T::NUM, "nTx", "How many transactions it has; 0 when only its header is known"},
+                             {T::STR_HEX, "previousblockhash", "The hash of its parent (not for a genesis block)", {}, true},
+                             {T::STR_HEX, "nextblockhash", "The hash of its child on the active chain, if there is one", {}, true},
+                         }}},
+                        {"for verbose = false", {T::STR_HEX, "", "The serialized header, in hex"}}},
+            .examples = HelpExamples("getblockheader", fmt::format("\"{}\"", EXAMPLE_BLOCK_HASH), fmt::format("\"{}\"", EXAMPLE_BLOCK_HASH)) +
+                        HelpExampleCliNamed("getblockheader", fmt::format("blockhash={} verbose=false", EXAMPLE_BLOCK_HASH))};
+}
+
 } // namespace
 
 void RegisterChainRPCCommands(RPCTable& table, NodeContext& node)
 {
-    table.Register({"blockchain", "getbestblockhash", {},
-                    "getbestblockhash\nReturns the hash of the active chainstate's tip.",
-                    [&node](const JSONRPCRequest&) -> json {
-                        std::lock_guard lock{node.chainman->Mutex()};
-                        return node.chainman->Active().TipHash().GetHex();
-                    }});
-    table.Register({"blockchain", "getblockcount", {},
-                    "getblockcount\nReturns the height of the active chainstate's tip.",
-                    [&node](const JSONRPCRequest&) -> json {
-                        std::lock_guard lock{node.chainman->Mutex()};
-                        return node.chainman->Active().TipHeight();
-                    }});
-    table.Register({"blockchain", "submitheader", {"hexdata"},
-                    "submitheader \"hexdata\"\nAdds a block header (hex) to the block index.", BindNode(node, SubmitHeader)});
-    table.Register({"blockchain", "getchainstates", {},
-                    "getchainstates\nThe chainstates: the normal one and, after loadtxoutset, the snapshot one.",
-                    BindNode(node, GetChainstates)});
-    table.Register({"blockchain", "getblockchaininfo", {},
-                    "getblockchaininfo\nState of the block chain: tip, headers, chain work, pruning.",
-                    BindNode(node, GetBlockchainInfo)});
-    table.Register({"blockchain", "getblockhash", {"height"},
-                    "getblockhash height\nHash of the active chain's block at height.", BindNode(node, GetBlockHash)});
-    table.Register({"blockchain", "getblockheader", {"blockhash", "verbose"},
-                    "getblockheader \"blockhash\" ( verbose )\nThe header of a stored block: JSON, or hex with verbose=false.",
-                    BindNode(node, GetBlockHeader)});
+    const RPCHelp best_block_hash{
+        .name = "getbestblockhash",
+        .description = "Returns the hash of the active chainstate's tip.",
+        .args = {},
+        .results = {{"", {T::STR_HEX, "", "The tip's block hash"}}},
+        .examples = HelpExamples("getbestblockhash", "", "")};
+    table.Register(MakeRPCCommand("blockchain", best_block_hash, [&node](const JSONRPCRequest&) -> json {
+        std::lock_guard lock{node.chainman->Mutex()};
+        return node.chainman->Active().TipHash().GetHex();
+    }));
+    const RPCHelp block_count{
+        .name = "getblockcount",
+        .description = "Returns the height of the active chainstate's tip; the genesis block is at height 0.",
+        .args = {},
+        .results = {{"", {T::NUM, "", "The tip's height"}}},
+        .examples = HelpExamples("getblockcount", "", "")};
+    table.Register(MakeRPCCommand("blockchain", block_count, [&node](const JSONRPCRequest&) -> json {
+        std::lock_guard lock{node.chainman->Mutex()};
+        return node.chainman->Active().TipHeight();
+    }));
+    const RPCHelp submit_header{
+        .name = "submitheader",
+        .description = "Adds a block header to the block index, without its block: a snapshot's chain of headers, for example,\n"
+                       "which Bitcoin Core wants before loadtxoutset. Its parent must be known; only its proof of work is checked.",
+        .args = {{"hexdata", RPCArgType::STR_HEX, REQUIRED, "", "The 80-byte header in hex"}},
+        .results = {{"", {T::NONE, "", "When the header was added, or was known already"}}},
+        .examples = HelpExamples("submitheader", "\"<80 bytes in hex>\"", "\"<80 bytes in hex>\"")};
+    table.Register(MakeRPCCommand("blockchain", submit_header, BindNode(node, SubmitHeader)));
+    table.Register(MakeRPCCommand("blockchain", GetChainstatesHelp(), BindNode(node, GetChainstates)));
+    table.Register(MakeRPCCommand("blockchain", GetBlockchainInfoHelp(), BindNode(node, GetBlockchainInfo)));
+    const RPCHelp block_hash{
+        .name = "getblockhash",
+        .description = "Returns the hash of the active chain's block at a height.",
+        .args = {{"height", RPCArgType::NUM, REQUIRED, "", "The height, 0 for the genesis block"}},
+        .results = {{"", {T::STR_HEX, "", "The block's hash"}}},
+        .examples = HelpExamples("getblockhash", "840000", "840000")};
+    table.Register(MakeRPCCommand("blockchain", block_hash, BindNode(node, GetBlockHash)));
+    table.Register(MakeRPCCommand("blockchain", GetBlockHeaderHelp(), BindNode(node, GetBlockHeader)));
 }
 
 void RegisterBlockchainRPCCommands(RPCTable& table, NodeContext& node)

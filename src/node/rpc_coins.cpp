@@ -3,6 +3,7 @@
 #include <node/rpc_util.h>
 #include <node/snapshot_rollback.h>
 #include <node/utxo_snapshot.h>
+#include <rpc/help.h>
 #include <rpc/json.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>
@@ -41,6 +42,10 @@ std::string ScriptType(const CScript& s)
 json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
 {
     const std::string hash_type = OptionalParamString(request, 0, "hash_type").value_or("hash_serialized_3");
+    // Statistics of an earlier block need an index coinsdb does not keep.
+    if (request.params.size() > 1 && !request.params[1].is_null()) {
+        throw JSONRPCError(RPC_INVALID_PARAMETER, "Querying specific block heights requires coinstatsindex");
+    }
     kernel::CoinStatsHashType type;
     if (hash_type == "hash_serialized_3") {
         type = kernel::CoinStatsHashType::HASH_SERIALIZED;
@@ -316,24 +321,152 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
     };
 }
 
+
+using T = RPCResult::Type;
+constexpr auto REQUIRED = RPCArg::Need::REQUIRED;
+constexpr auto OPTIONAL = RPCArg::Need::OPTIONAL;
+
+RPCHelp GetTxOutSetInfoHelp()
+{
+    return {.name = "gettxoutsetinfo",
+            .description = "Returns statistics of the active chainstate's UTXO set, computed from its database (the coins cache\n"
+                           "is written to it first). This reads every coin: it can take a while on a large set.",
+            .args = {{"hash_type", RPCArgType::STR, OPTIONAL, "\"hash_serialized_3\"", "The hash of the set to compute: hash_serialized_3 or none"},
+                     {"hash_or_height", RPCArgType::STR_OR_NUM, OPTIONAL, "the current best block",
+                      "Statistics at an earlier block need coinstatsindex, which coinsdb does not keep: only the current one"},
+                     {"use_index", RPCArgType::BOOL, OPTIONAL, "true", "Has no effect: coinsdb keeps no coinstatsindex"}},
+            .results = {{"", {T::OBJ, "", "", {
+                {T::NUM, "height", "The height of the block the statistics are at"},
+                {T::STR_HEX, "bestblock", "The hash of that block"},
+                {T::NUM, "txouts", "How many unspent outputs the set holds"},
+                {T::NUM, "bogosize", "A size of the set that does not depend on the database: a fixed cost per coin plus its script"},
+                {T::STR_HEX, "hash_serialized_3", "The set's hash_serialized_3 (only for that hash_type)", {}, true},
+                {T::AMOUNT, "total_amount", "The BTC the set holds"},
+                {T::NUM, "transactions", "How many transactions have unspent outputs"},
+                {T::NUM, "disk_size", "LevelDB's estimate of the chainstate's size on disk, in bytes"},
+            }}}},
+            .examples = HelpExampleCli("gettxoutsetinfo", "") + HelpExampleCli("gettxoutsetinfo", "\"none\"") +
+                        HelpExampleRpc("gettxoutsetinfo", "") + HelpExampleRpc("gettxoutsetinfo", "\"none\"")};
+}
+
+RPCHelp GetTxOutHelp()
+{
+    const std::string outpoint = fmt::format("\"{}\" 0", "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
+    return {.name = "gettxout",
+            .description = "Returns an unspent output of the active chainstate's UTXO set.",
+            .args = {{"txid", RPCArgType::STR_HEX, REQUIRED, "", "The id of the transaction that created it"},
+                     {"n", RPCArgType::NUM, REQUIRED, "", "Its index among that transaction's outputs"},
+                     {"include_mempool", RPCArgType::BOOL, OPTIONAL, "true", "Has no effect: coinsdb has no mempool"}},
+            .results = {{"if the output is not in the set", {T::NONE, "", ""}},
+                        {"otherwise", {T::OBJ, "", "", {
+                            {T::STR_HEX, "bestblock", "The hash of the active chainstate's tip"},
+                            {T::NUM, "confirmations", "How many blocks deep the output is: the tip's height minus its own, plus 1"},
+                            {T::AMOUNT, "value", "Its amount in BTC"},
+                            {T::OBJ, "scriptPubKey", "", {
+                                {T::STR_HEX, "hex", "Its script, in hex"},
+                                {T::STR, "type", "The script's kind: pubkeyhash, scripthash, witness_v0_keyhash, "
+                                                 "witness_v0_scripthash, witness_v1_taproot, pubkey, multisig or nonstandard"},
+                            }},
+                            {T::BOOL, "coinbase", "Whether a coinbase transaction created it"},
+                        }}}},
+            .examples = HelpExampleCli("gettxout", outpoint) +
+                        HelpExampleRpc("gettxout", "\"4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b\", 0")};
+}
+
+RPCHelp LoadTxOutSetHelp()
+{
+    return {.name = "loadtxoutset",
+            .description = "Loads a UTXO snapshot (a file dumptxoutset wrote, here or in Bitcoin Core) into a new chainstate,\n"
+                           "chainstate_snapshot, which becomes the active one. The snapshot's base block must have an assumeutxo\n"
+                           "entry (built in, or -assumeutxo on test networks), and its coins must hash to the entry's\n"
+                           "hash_serialized_3. Unlike Bitcoin Core, coinsdb does not need the base block's header first; send the\n"
+                           "headers with submitheader for the chain RPCs to know more than the base's height and hash.\n"
+                           "A large snapshot takes minutes: use no RPC timeout (bitcoin-cli -rpcclienttimeout=0).",
+            .args = {{"path", RPCArgType::STR, REQUIRED, "", "The snapshot file; a relative path is taken from the network's data directory"}},
+            .results = {{"", {T::OBJ, "", "", {
+                {T::NUM, "coins_loaded", "How many coins were loaded"},
+                {T::STR_HEX, "tip_hash", "The snapshot's base block, now the active tip"},
+                {T::NUM, "base_height", "Its height"},
+                {T::STR, "path", "The file's absolute path"},
+            }}}},
+            .examples = HelpExampleCli("-rpcclienttimeout=0 loadtxoutset", "utxo.dat") + HelpExampleRpc("loadtxoutset", "\"utxo.dat\"")};
+}
+
+RPCHelp DumpTxOutSetHelp()
+{
+    return {.name = "dumptxoutset",
+            .description = "Writes the active chainstate's UTXO set to a snapshot file that loadtxoutset (coinsdb's or Bitcoin\n"
+                           "Core's) can load where the base block has an assumeutxo entry. The file is written as <path>.incomplete\n"
+                           "and renamed when complete.\n"
+                           "With a rollback, the set is that of an earlier block of the active chain: the coins are copied into a\n"
+                           "temporary database beside the file (temp_utxo_<height>, wiped first if it exists, removed afterwards)\n"
+                           "and the blocks above the target are undone there with their undo data; the chainstate itself is not\n"
+                           "touched. Every block above the target must still be stored. A deep rollback takes a while: use no RPC\n"
+                           "timeout (bitcoin-cli -rpcclienttimeout=0).",
+            .args = {{"path", RPCArgType::STR, REQUIRED, "", "The file to write, which must not exist; a relative path is taken from the network's data directory"},
+                     {"type", RPCArgType::STR, OPTIONAL, "\"\"", "\"latest\" for the set as it is, or \"rollback\" for the set at the block "
+                                                                    "options.rollback names or, without it, at the highest assumeutxo height; may "
+                                                                    "be left empty when options.rollback is given"},
+                     {"options", RPCArgType::OPTIONS, OPTIONAL, "", "The named arguments below, also accepted on their own by named calls",
+                      {{"rollback", RPCArgType::STR_OR_NUM, OPTIONAL, "", "The height or hash of the block of the active chain to write the set of"},
+                       {"in_memory", RPCArgType::BOOL, OPTIONAL, "false", "Keep the temporary database of a rollback in memory: faster, "
+                                                                          "but it needs memory for the whole set"}}}},
+            .results = {{"", {T::OBJ, "", "", {
+                {T::NUM, "coins_written", "How many coins the file holds"},
+                {T::STR_HEX, "base_hash", "The block the set is at"},
+                {T::NUM, "base_height", "Its height"},
+                {T::STR, "path", "The file's absolute path"},
+                {T::STR_HEX, "txoutset_hash", "The set's hash_serialized_3"},
+                {T::NUM, "nchaintx", "How many transactions the chain has up to and including the base block"},
+            }}}},
+            .examples = HelpExampleCli("-rpcclienttimeout=0 dumptxoutset", "utxo.dat latest") +
+                        HelpExampleCli("-rpcclienttimeout=0 dumptxoutset", "utxo.dat rollback") +
+                        HelpExampleCli("-rpcclienttimeout=0 -named dumptxoutset", "utxo.dat rollback=840000") +
+                        HelpExampleCli("-rpcclienttimeout=0 -named dumptxoutset", "utxo.dat rollback=840000 in_memory=true") +
+                        HelpExampleRpc("dumptxoutset", "\"utxo.dat\", \"\", {\"rollback\": 840000}")};
+}
+
+RPCHelp GetCoinsCacheInfoHelp()
+{
+    return {.name = "getcoinscacheinfo",
+            .description = "Reports the active chainstate's coins cache and how -dbcache was split, and the last write of a coins\n"
+                           "cache to disk. coinsdb's own method: Bitcoin Core has no such one.",
+            .args = {},
+            .results = {{"", {T::OBJ, "", "", {
+                {T::STR, "chainstate", "The active chainstate's directory: chainstate, or chainstate_snapshot after loadtxoutset"},
+                {T::NUM, "cache_bytes", "Memory the coins cache uses now, in bytes"},
+                {T::NUM, "cache_budget_bytes", "Memory it may use before it is written to disk and emptied"},
+                {T::NUM, "cache_entries", "Coins (and spent coins not yet written) it holds"},
+                {T::NUM, "dirty_entries", "Entries changed since they were last written"},
+                {T::NUM, "batch_size", "Bytes after which a write is cut into another LevelDB batch (-dbbatchsize)"},
+                {T::OBJ, "dbcache", "How -dbcache is split, in bytes", {
+                    {T::NUM, "total", "All of -dbcache"},
+                    {T::NUM, "block_tree_db", "LevelDB cache of the block index"},
+                    {T::NUM, "coins_db", "LevelDB cache of each chainstate database"},
+                    {T::NUM, "coins", "The coins caches: the active chainstate's budget and the other's"},
+                }},
+                {T::OBJ, "last_flush", "The last write of a coins cache to disk since start-up, by any chainstate (one still\n"
+                                       "being loaded too); null before the first", {
+                    {T::STR, "chainstate", "The directory of the chainstate written"},
+                    {T::NUM, "duration_ms", "How long the write took, in milliseconds, as the log reports it"},
+                    {T::NUM, "batches", "LevelDB batches it took"},
+                    {T::NUM, "changed", "Entries written: added, changed or erased coins"},
+                    {T::NUM, "visited", "Changed entries walked to find them"},
+                    {T::NUM, "peak_rss_bytes", "The largest resident memory of the process seen during the write; 0 when unknown"},
+                }},
+            }}}},
+            .examples = HelpExamples("getcoinscacheinfo")};
+}
+
 } // namespace
 
 void RegisterCoinsRPCCommands(RPCTable& table, NodeContext& node)
 {
-    table.Register({"blockchain", "gettxoutsetinfo", {"hash_type"},
-                    "gettxoutsetinfo ( \"hash_type\" )\nStatistics of the active UTXO set. hash_type: hash_serialized_3 (default) or none.",
-                    BindNode(node, GetTxOutSetInfo)});
-    table.Register({"blockchain", "gettxout", {"txid", "n", "include_mempool"},
-                    "gettxout \"txid\" n\nThe unspent output txid:n, or null.", BindNode(node, GetTxOut)});
-    table.Register({"blockchain", "loadtxoutset", {"path"},
-                    "loadtxoutset \"path\"\nLoads a UTXO snapshot (dumptxoutset format) into a new chainstate and activates it.",
-                    BindNode(node, LoadTxOutSet)});
-    table.Register({"blockchain", "dumptxoutset", {"path", "type", "options"},
-                    "dumptxoutset \"path\" ( \"type\" {\"rollback\":n,\"in_memory\":bool} )\nWrites the UTXO set, now or at an earlier block, as a snapshot file.",
-                    BindNode(node, DumpTxOutSet), {"options", {"rollback", "in_memory"}}});
-    table.Register({"blockchain", "getcoinscacheinfo", {},
-                    "getcoinscacheinfo\nThe coins cache: bytes, entries, dirty entries, batch size, -dbcache split and the last flush.",
-                    BindNode(node, GetCoinsCacheInfo)});
+    table.Register(MakeRPCCommand("blockchain", GetTxOutSetInfoHelp(), BindNode(node, GetTxOutSetInfo)));
+    table.Register(MakeRPCCommand("blockchain", GetTxOutHelp(), BindNode(node, GetTxOut)));
+    table.Register(MakeRPCCommand("blockchain", LoadTxOutSetHelp(), BindNode(node, LoadTxOutSet)));
+    table.Register(MakeRPCCommand("blockchain", DumpTxOutSetHelp(), BindNode(node, DumpTxOutSet)));
+    table.Register(MakeRPCCommand("blockchain", GetCoinsCacheInfoHelp(), BindNode(node, GetCoinsCacheInfo)));
 }
 
 } // namespace node

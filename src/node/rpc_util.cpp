@@ -2,6 +2,7 @@
 
 #include <node/chain_info.h>
 #include <node/context.h>
+#include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/request.h>
 
@@ -102,6 +103,11 @@ double VerificationProgress(const NodeContext& node, const Chainstate& chainstat
                               .best_header_height = best ? best->nHeight : -1};
     const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     return GuessVerificationProgress(node.chainman->Params(), input, now);
+}
+
+std::string HelpExamples(const std::string& method, const std::string& cli_args, const std::string& rpc_args)
+{
+    return HelpExampleCli(method, cli_args) + HelpExampleRpc(method, rpc_args);
 }
 
 } // namespace node

@@ -64,6 +64,12 @@ double VerificationProgress(const NodeContext& node, const Chainstate& chainstat
 // tip is the replayed chain's tip, else walking back from it.
 const CBlockIndex* AncestorOnChain(const NodeContext& node, const CBlockIndex& tip, int height);
 
+// A block hash for the examples in the help: mainnet's block 840000.
+inline constexpr const char* EXAMPLE_BLOCK_HASH{"0000000000000000000320283a032748cef8227873ff4872689bf23f1cda83a5"};
+
+// The usual examples: the call with bitcoin-cli, then with curl.
+std::string HelpExamples(const std::string& method, const std::string& cli_args = "", const std::string& rpc_args = "");
+
 // Binds a method implemented as fn(node, request) to node.
 using NodeRPCMethod = nlohmann::json (*)(NodeContext&, const JSONRPCRequest&);
 inline auto BindNode(NodeContext& node, NodeRPCMethod fn)

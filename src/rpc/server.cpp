@@ -11,16 +11,14 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* HELP_HELP{
-    "help ( \"command\" )\n"
-    "\n"
-    "Lists every command, or shows the help of one command.\n"
-    "\n"
-    "Arguments:\n"
-    "1. command    (string, optional, default=all commands) The command to show the help of\n"
-    "\n"
-    "Result:\n"
-    "\"str\"    (string) The help text\n"};
+RPCHelp HelpHelp()
+{
+    return {.name = "help",
+            .description = "Lists every command with its usage line, by category, or shows the full help of one command.",
+            .args = {{"command", RPCArgType::STR, RPCArg::Need::OPTIONAL, "all commands", "The command to show the help of"}},
+            .results = {{"", {RPCResult::Type::STR, "", "The list, or the command's help"}}},
+            .examples = HelpExampleCli("help", "") + HelpExampleCli("help", "getblockheader") + HelpExampleRpc("help", "\"getblockheader\"")};
+}
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -40,7 +38,7 @@ RPCCommand MakeRPCCommand(std::string category, const RPCHelp& help, RPCHandler 
 
 RPCTable::RPCTable()
 {
-    Register({"control", "help", {"command"}, HELP_HELP, [this](const JSONRPCRequest& request) { return Help(request); }});
+    Register(MakeRPCCommand("control", HelpHelp(), [this](const JSONRPCRequest& request) { return Help(request); }));
 }
 
 void RPCTable::Register(RPCCommand cmd)

@@ -243,12 +243,16 @@ class RPCInterfaceTest(BitcoinTestFramework):
         assert "hash_serialized_3" not in info
         assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Unknown named parameter bogus", node.rpc.gettxoutsetinfo, bogus=1)
         assert_raises_rpc_error(RPC_INVALID_PARAMETER, "bogus is not a valid hash_type", node.gettxoutsetinfo, "bogus")
-        assert_raises_rpc_error(RPC_MISC_ERROR, "getblockcount", node.getblockcount, 1)
-        assert_raises_rpc_error(RPC_TYPE_ERROR, "Expected type string for path", node.loadtxoutset, 1)
-        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Missing required parameter path", node.loadtxoutset)
-        self.log.info("A parameter of the wrong type: -3 and Core's wording, not the JSON library's")
-        assert_raises_rpc_error(RPC_TYPE_ERROR, "JSON value of type string is not of expected type bool",
-                                node.getblockheader, node.getbestblockhash(), "yes")
+        self.log.info("Too many or too few parameters: -1 with the method's help, as Core")
+        assert_raises_rpc_error(RPC_MISC_ERROR, node.help("getblockcount"), node.getblockcount, 1)
+        assert_raises_rpc_error(RPC_MISC_ERROR, node.help("loadtxoutset"), node.loadtxoutset)
+        self.log.info("A parameter of the wrong type: -3 and Core's wording, naming each position")
+        assert_raises_rpc_error(RPC_TYPE_ERROR, 'Wrong type passed:\n{\n    "Position 1 (path)": "JSON value of type number is '
+                                'not of expected type string"\n}', node.loadtxoutset, 1)
+        assert_raises_rpc_error(RPC_TYPE_ERROR, 'Wrong type passed:\n{\n    "Position 2 (verbose)": "JSON value of type string '
+                                'is not of expected type bool"\n}', node.getblockheader, node.getbestblockhash(), "yes")
+        assert_raises_rpc_error(RPC_TYPE_ERROR, '"Position 1 (path)": "JSON value of type null is not of expected type string"',
+                                node.loadtxoutset, None)
 
         self.log.info("help lists every command by category; help <command> and help <unknown>")
         text = node.help()

@@ -31,6 +31,7 @@ ALL_TESTS = [
     "feature_loadblock.py",
     "feature_blocksxor.py",
     "rpc_blockchain.py",
+    "rpc_help.py",
     "feature_diskfull.py",
     "feature_shutdown.py",
     "feature_foreign_datadir.py",

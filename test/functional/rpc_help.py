@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Every RPC's help, as Bitcoin Core writes help.
+
+For every command `bitcoin-cli help` lists, `bitcoin-cli help <command>`
+starts with the usage line the list shows, describes the command, lists its
+arguments (numbered, each with its type and whether it is required or its
+default) when it takes any, shows its result and at least one example.
+The result's fields are those the command returns, and the optional ones
+are marked so.
+
+Beside a Bitcoin Core node from the reference build (skipped, saying so,
+without it): for every command both have, the same usage line, the same
+argument names, types and named arguments, the same result fields (but for
+the documented differences) and, where the fields are the same, the same
+description column, i.e. the same layout.
+"""
+
+import re
+
+from test_framework.test_framework import BitcoinTestFramework, SkipTest
+from test_framework.util import assert_equal, assert_greater_than, assert_in
+
+# Result fields coinsdb has and Core has not, or Core has and coinsdb not,
+# by command (README, "Where coinsdb still differs").
+OURS_ONLY = {
+    "getblockchaininfo": {"waiting_blocks"},
+}
+CORE_ONLY = {
+    "getblockchaininfo": {"backgroundvalidation", "snapshotheight", "signet_challenge"},
+    # Without coinstatsindex and muhash.
+    "gettxoutsetinfo": {"muhash", "total_unspendable_amount", "block_info", "prevout_spent", "coinbase",
+                        "new_outputs_ex_coinbase", "unspendable", "unspendables", "genesis_block", "bip30", "scripts",
+                        "unclaimed_rewards"},
+    "gettxout": {"asm", "desc", "address"},
+}
+
+
+def sections(text):
+    """{heading: [lines]} of a help text; the usage line and description
+    are under "usage" and "description"."""
+    parts = text.rstrip("\n").split("\n\n")
+    out = {"usage": [parts[0]], "description": parts[1].split("\n")}
+    heading = None
+    for part in parts[2:]:
+        lines = part.split("\n")
+        if lines[0].endswith(":"):
+            heading = lines[0]
+            out[heading] = lines[1:]
+        else:
+            # Core writes some descriptions and examples in paragraphs.
+            assert heading in (None, "Examples:"), "unexpected help section %r" % part
+            out[heading or "description"] += lines
+    return out
+
+
+def argument_lines(lines):
+    """[(name, type, need)] of "1. name    (type, need...) description"."""
+    args = []
+    for line in lines:
+        match = re.match(r"^(?:\d+\. )?(\S+) +\(([^,]+(?: or [^,]+)?), (required|optional)[^)]*\)", line)
+        assert match, "bad argument line %r" % line
+        args.append(match.groups())
+    return args
+
+
+def result_fields(help_sections):
+    """{name: optional?} of every result section's object members."""
+    fields = {}
+    for heading, lines in help_sections.items():
+        if not heading.startswith("Result"):
+            continue
+        for line in lines:
+            match = re.match(r'^\s*"(\w+)" : \S+\s+\(([^)]*)\)', line)
+            if match:
+                fields[match.group(1)] = "optional" in match.group(2)
+    return fields
+
+
+def description_columns(help_sections):
+    """The column the descriptions of each result block start at."""
+    columns = {}
+    for heading, lines in help_sections.items():
+        if heading.startswith("Result"):
+            found = {re.match(r"^(.*?\S)( {2,})\(", line) for line in lines}
+            columns[heading] = {len(m.group(1)) + len(m.group(2)) for m in found if m}
+    return columns
+
+
+def output_fields(value, into=None):
+    """Every member name of a JSON value, nested ones too."""
+    into = set() if into is None else into
+    if isinstance(value, dict):
+        for key, member in value.items():
+            into.add(key)
+            output_fields(member, into)
+    elif isinstance(value, list):
+        for element in value:
+            output_fields(element, into)
+    return into
+
+
+class RPCHelpTest(BitcoinTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+
+    def run_test(self):
+        node = self.nodes[0]
+        listing = node.cli.run("help").stdout
+        commands = {}
+        for line in listing.splitlines():
+            if line and not line.startswith("=="):
+                commands[line.split()[0]] = line
+        assert_greater_than(len(commands), 10)
+        self.helps = {}
+        for command, usage in sorted(commands.items()):
+            self.check_help(node, command, usage)
+        self.check_fields_returned(node)
+        self.compare_with_core(commands)
+
+    def check_help(self, node, command, usage):
+        self.log.info("help %s: usage, description, arguments, result, examples", command)
+        result = node.cli.run("help", command)
+        assert_equal(result.returncode, 0)
+        parts = sections(result.stdout)
+        self.helps[command] = parts
+        assert_equal(parts["usage"], [usage])
+        assert parts["description"][0], command
+        takes_args = usage != command
+        assert_equal("Arguments:" in parts, takes_args)
+        if takes_args:
+            args = argument_lines(parts["Arguments:"])
+            # Every argument of the usage line, in order: quoted strings,
+            # bare names, or the options object.
+            shown = re.findall(r'"(\w+)"|\{|(\w+)', usage[len(command):])
+            assert_equal([a or b or "options" for a, b in shown][:len(args)], [name for name, _, _ in args])
+            for name, kind, need in args:
+                assert_in(kind, {"string", "numeric", "boolean", "json object", "string or numeric"})
+        if "Named Arguments:" in parts:
+            argument_lines(parts["Named Arguments:"])
+        assert [heading for heading in parts if heading.startswith("Result")], "%s has no Result section" % command
+        examples = parts.get("Examples:", [])
+        assert [line for line in examples if line.startswith("> bitcoin-cli ")], "%s has no example" % command
+
+    def check_fields_returned(self, node):
+        self.log.info("The documented result fields are those the commands return")
+        node.gettxoutsetinfo()
+        dump = node.dumptxoutset("help_dump.dat", "latest")
+        outputs = {
+            "getblockchaininfo": node.getblockchaininfo(),
+            "getchainstates": node.getchainstates(),
+            "getblockheader": node.getblockheader(node.getbestblockhash()),
+            "gettxoutsetinfo": node.gettxoutsetinfo(),
+            "getcoinscacheinfo": node.getcoinscacheinfo(),
+            "dumptxoutset": dump,
+        }
+        for command, output in outputs.items():
+            documented = result_fields(self.helps[command])
+            returned = output_fields(output)
+            assert_equal((command, sorted(returned - set(documented))), (command, []))
+            required = {name for name, optional in documented.items() if not optional}
+            assert_equal((command, sorted(required - returned)), (command, []))
+
+    def compare_with_core(self, commands):
+        bin_dir = self.reference_core_bin()
+        if not bin_dir:
+            self.log.warning("No Bitcoin Core reference build (../shared/reference or $COINSDB_CORE_BIN): "
+                             "the comparison with Core's help is skipped")
+            return
+        core = self.add_core_node()
+        core.start()
+        core_listing = core.cli.run("help").stdout
+        core_commands = {line.split()[0]: line for line in core_listing.splitlines() if line and not line.startswith("==")}
+        same_layout = []
+        for command in sorted(set(commands) & set(core_commands)):
+            self.log.info("help %s beside Core's: usage, arguments, result fields, layout", command)
+            ours = self.helps[command]
+            theirs = sections(core.cli.run("help", command).stdout)
+            assert_equal(ours["usage"], theirs["usage"])
+            for heading in ("Arguments:", "Named Arguments:"):
+                assert_equal((command, heading, argument_lines(ours.get(heading, []))),
+                             (command, heading, argument_lines(theirs.get(heading, []))))
+            our_fields = set(result_fields(ours)) - OURS_ONLY.get(command, set())
+            core_fields = set(result_fields(theirs)) - CORE_ONLY.get(command, set())
+            assert_equal((command, sorted(our_fields)), (command, sorted(core_fields)))
+            if not OURS_ONLY.get(command) and not CORE_ONLY.get(command) and len(ours) == len(theirs):
+                assert_equal(sorted(description_columns(ours).values(), key=sorted),
+                             sorted(description_columns(theirs).values(), key=sorted))
+                same_layout.append(command)
+        assert set(same_layout) >= {"getblockheader", "getchainstates", "dumptxoutset", "loadtxoutset", "getblockhash"}, same_layout
+        core.stop_node()
+
+
+if __name__ == "__main__":
+    RPCHelpTest(__file__).main()
