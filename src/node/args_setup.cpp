@@ -27,33 +27,33 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-help-debug", "Print help including debugging options and exit", F::NONE, opts);
     args.AddArg("-version", "Print version and exit", F::NONE, opts);
     args.AddArg("-conf=<file>", "Specify path to read-only configuration file. Relative paths are prefixed by the datadir location (default: bitcoin.conf)", F::NONE, opts);
-    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line)", F::NONE, opts);
+    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line; default: none)", F::NONE, opts);
     args.AddArg("-datadir=<dir>", "Specify data directory, which must exist (default: ~/.coinsdb, created if missing)", F::NONE, opts);
     args.AddArg("-allowforeigndatadir", "Start even when the data directory holds data coinsdb did not create: chain data (blocks/, chainstate/) without coinsdb's marker file, or files only Bitcoin Core writes (wallets, settings.json, peers.dat, indexes, ...). coinsdb may then rewrite Core's block index and chainstate, which Core would trust although coinsdb does not verify scripts (default: 0)", F::NONE, opts);
     args.AddArg("-daemon", "Run in the background as a daemon; returns once the node is ready to serve RPC (default: 0)", F::NONE, opts);
-    args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching", F::NONE, opts);
+    args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching (default: 0)", F::NONE, opts);
     args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: bitcoind.pid)", F::NONE, opts);
     // Negative and tiny values get the minimum, as upstream.
     args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DB_CACHE / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts, size_in_mib);
     args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", non_negative);
-    args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified", F::NONE, opts);
+    args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified (default: none)", F::NONE, opts);
     args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
-    args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks", F::NONE, opts);
+    args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
     args.AddArg("-blocksxor", "Whether blk/rev files are stored XORed with the key in blocks/xor.dat, as Bitcoin Core stores them. A new key is random for a new, empty blocks directory and all zeros (plain files) for one that already holds files or with -blocksxor=0; a stored non-zero key cannot be disabled (default: 1)", F::NONE, opts);
     // At most what a byte count in an int64_t can hold.
-    args.AddIntArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept", F::NONE, opts,
+    args.AddIntArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept (default: 0)", F::NONE, opts,
                    {.min = 0, .max = INT64_MAX / static_cast<int64_t>(MiB), .expected = "a size in MiB", .port = false});
 
     const std::string chain = "Chain selection options";
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
-    args.AddArg("-regtest", "Use the regression test chain", F::NONE, chain);
-    args.AddArg("-testnet", "Use the testnet3 chain", F::NONE, chain);
-    args.AddArg("-testnet4", "Use the testnet4 chain", F::NONE, chain);
-    args.AddArg("-signet", "Use the signet chain", F::NONE, chain);
+    args.AddArg("-regtest", "Use the regression test chain, as -chain=regtest does (default: 0)", F::NONE, chain);
+    args.AddArg("-testnet", "Use the testnet3 chain, as -chain=test does (default: 0)", F::NONE, chain);
+    args.AddArg("-testnet4", "Use the testnet4 chain, as -chain=testnet4 does (default: 0)", F::NONE, chain);
+    args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", F::NONE, chain);
 
     const std::string debug = "Debugging/Testing options";
     args.AddArg("-debug=<category>", "Output debug and trace logging (default: -nodebug). <category> can be 1 or all (every category), 0 or none (no effect), or a category: coinsdb writes lines under " + logging::CategoryNames() + ". Every name Bitcoin Core takes (" + logging::KnownCategoryNames() + ") is accepted, so Core's command lines run; the others show nothing. Any other name is refused", F::NONE, debug);
-    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category (the names -debug takes)", F::NONE, debug);
+    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category (the names -debug takes; default: none)", F::NONE, debug);
     args.AddArg("-loglevel=<level>|<category>:<level>", "Set the global or per-category severity level for logging categories enabled with -debug: trace, debug or info (default: debug). Repeatable", F::DEBUG_ONLY, debug);
     args.AddArg("-logtimemicros", "Add microsecond precision to debug timestamps (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
@@ -66,20 +66,20 @@ void SetupServerArgs(ArgsManager& args)
                     " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
                 F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains", F::DEBUG_ONLY, debug);
+    args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
     args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug, positive);
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, non_negative);
-    args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable)", F::DEBUG_ONLY, debug);
+    args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
 
     const std::string rpc = "RPC server options";
-    args.AddArg("-server", "Accept JSON-RPC commands (always on in coinsdb)", F::NONE, rpc);
+    args.AddArg("-server", "Accept JSON-RPC commands (always on in coinsdb; default: 1)", F::NONE, rpc);
     args.AddArg("-rpcbind=<addr>[:port]", "Bind to given address to listen for JSON-RPC connections (default: 127.0.0.1 and ::1). Ignored unless -rpcallowip is also given", F::NETWORK_ONLY, rpc);
-    args.AddArg("-rpcallowip=<ip>", "Allow JSON-RPC connections from specified source: a single IP or a network/netmask or network/CIDR. Repeatable", F::NONE, rpc);
+    args.AddArg("-rpcallowip=<ip>", "Allow JSON-RPC connections from specified source: a single IP or a network/netmask or network/CIDR. Repeatable (default: localhost only)", F::NONE, rpc);
     args.AddPortArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
-    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", F::NONE, rpc);
-    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", F::NONE, rpc);
-    args.AddArg("-rpcauth=<userpw>", "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>, as Bitcoin Core's share/rpcauth/rpcauth.py prints it. The client then connects normally using the rpcuser=<USERNAME>/rpcpassword=<PASSWORD> pair of arguments. Repeatable", F::NONE, rpc);
-    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location", F::NONE, rpc);
+    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
+    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
+    args.AddArg("-rpcauth=<userpw>", "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>, as Bitcoin Core's share/rpcauth/rpcauth.py prints it. The client then connects normally using the rpcuser=<USERNAME>/rpcpassword=<PASSWORD> pair of arguments. Repeatable (default: none)", F::NONE, rpc);
+    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location (default: .cookie in the network's data directory)", F::NONE, rpc);
     // Every thread starts at once: a typo must not ask for millions.
     args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc,
                    {.min = 1, .max = 1024, .expected = "", .port = false});

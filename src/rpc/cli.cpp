@@ -232,27 +232,27 @@ void SetupCliArgs(ArgsManager& args)
     args.AddArg("-help", "Print this help message and exit", ArgsManager::DEBUG_ONLY, options);
     args.AddArg("-version", "Print version and exit", ArgsManager::NONE, options);
     args.AddArg("-conf=<file>", "Specify configuration file. Relative paths will be prefixed by datadir location. (default: bitcoin.conf)", ArgsManager::NONE, options);
-    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line)", ArgsManager::NONE, options);
+    args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line; default: none)", ArgsManager::NONE, options);
     args.AddArg("-datadir=<dir>", "Specify data directory (default: ~/.coinsdb)", ArgsManager::NONE, options);
     args.AddArg("-named", "Pass named instead of positional arguments (default: false)", ArgsManager::NONE, options);
     const ArgsManager::IntForm seconds{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
     args.AddIntArg("-rpcclienttimeout=<n>", "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: " + std::to_string(DEFAULT_HTTP_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);
     args.AddArg("-rpcconnect=<ip>", std::string{"Send commands to node running on <ip> (default: "} + DEFAULT_RPCCONNECT + ")", ArgsManager::NONE, options);
     args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir location. (default: data dir)", ArgsManager::NONE, options);
-    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections", ArgsManager::NONE, options);
+    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections (default: none: the cookie file is used)", ArgsManager::NONE, options);
     // Not AddPortArg: ReadConnectSettings refuses a bad one with upstream
     // bitcoin-cli's own message, which differs from bitcoind's.
     args.AddArg("-rpcport=<port>", "Connect to JSON-RPC on <port> (default: 8332, testnet: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", ArgsManager::NETWORK_ONLY, options);
-    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections", ArgsManager::NONE, options);
-    args.AddArg("-rpcwait", "Wait for RPC server to start", ArgsManager::NONE, options);
+    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections (default: none: the cookie file is used)", ArgsManager::NONE, options);
+    args.AddArg("-rpcwait", "Wait for the RPC server to start (default: 0)", ArgsManager::NONE, options);
     args.AddIntArg("-rpcwaittimeout=<n>", "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: " + std::to_string(DEFAULT_WAIT_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);
-    args.AddArg("-stdin", "Read extra arguments from standard input, one per line until EOF/Ctrl-D (recommended for sensitive information such as passphrases). When combined with -stdinrpcpass, the first line from standard input is used for the RPC password.", ArgsManager::NONE, options);
-    args.AddArg("-stdinrpcpass", "Read RPC password from standard input as a single line. When combined with -stdin, the first line from standard input is used for the RPC password.", ArgsManager::NONE, options);
+    args.AddArg("-stdin", "Read extra arguments from standard input, one per line until EOF/Ctrl-D (recommended for sensitive information such as passphrases). When combined with -stdinrpcpass, the first line from standard input is used for the RPC password. (default: 0)", ArgsManager::NONE, options);
+    args.AddArg("-stdinrpcpass", "Read the RPC password from standard input as a single line; with -stdin, the first line is the password (default: 0)", ArgsManager::NONE, options);
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", ArgsManager::NONE, chain);
-    args.AddArg("-regtest", "Enter regression test mode, which uses a special chain in which blocks can be solved instantly.", ArgsManager::NONE, chain);
-    args.AddArg("-testnet", "Use the testnet3 chain. Equivalent to -chain=test.", ArgsManager::NONE, chain);
-    args.AddArg("-testnet4", "Use the testnet4 chain. Equivalent to -chain=testnet4.", ArgsManager::NONE, chain);
-    args.AddArg("-signet", "Use the signet chain. Equivalent to -chain=signet.", ArgsManager::NONE, chain);
+    args.AddArg("-regtest", "Use the regression test chain, as -chain=regtest does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-testnet", "Use the testnet3 chain, as -chain=test does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-testnet4", "Use the testnet4 chain, as -chain=testnet4 does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", ArgsManager::NONE, chain);
 }
 
 int RunBitcoinCli(int argc, const char* const argv[], std::istream& in, std::ostream& out, std::ostream& err)

@@ -8,6 +8,10 @@ default) when it takes any, shows its result and at least one example.
 The result's fields are those the command returns, and the optional ones
 are marked so.
 
+`bitcoind -help-debug` and `bitcoin-cli -help` show every option's default,
+but for the actions (-?, -h, -help, -help-debug, -version) and the options
+coinsdb accepts only to ignore them.
+
 Beside a Bitcoin Core node from the reference build (skipped, saying so,
 without it): for every command both have, the same usage line, the same
 argument names, types and named arguments, the same result fields (but for
@@ -16,6 +20,7 @@ description column, i.e. the same layout.
 """
 
 import re
+import subprocess
 
 from test_framework.test_framework import BitcoinTestFramework, SkipTest
 from test_framework.util import assert_equal, assert_greater_than, assert_in
@@ -115,6 +120,7 @@ class RPCHelpTest(BitcoinTestFramework):
         for command, usage in sorted(commands.items()):
             self.check_help(node, command, usage)
         self.check_fields_returned(node)
+        self.check_option_defaults()
         self.compare_with_core(commands)
 
     def check_help(self, node, command, usage):
@@ -159,6 +165,24 @@ class RPCHelpTest(BitcoinTestFramework):
             assert_equal((command, sorted(returned - set(documented))), (command, []))
             required = {name for name, optional in documented.items() if not optional}
             assert_equal((command, sorted(required - returned)), (command, []))
+
+    def check_option_defaults(self):
+        actions = {"-?", "-h", "-help", "-help-debug", "-version"}
+        for binary, flag in ((self.bitcoind, "-help-debug"), (self.bitcoin_cli, "-help")):
+            self.log.info("%s %s: every option shows its default", binary.rsplit("/", 1)[-1], flag)
+            text = subprocess.run([binary, flag], capture_output=True, text=True, check=True).stdout
+            # Options start two spaces in; their descriptions are indented further.
+            options = re.split(r"\n  (?=-)", text)[1:]
+            assert_greater_than(len(options), 10)
+            missing = []
+            for option in options:
+                name = option.split()[0].split("=")[0]
+                described = " ".join(option.split()[1:])
+                if name in actions or described.startswith("Accepted for compatibility"):
+                    continue
+                if "default" not in described:
+                    missing.append(name)
+            assert_equal(missing, [])
 
     def compare_with_core(self, commands):
         bin_dir = self.reference_core_bin()
