@@ -10,7 +10,7 @@ import os
 
 from test_framework.chaingen import generate_chain
 from test_framework.test_framework import BitcoinTestFramework
-from test_framework.util import assert_equal, assert_greater_than
+from test_framework.util import assert_equal, assert_greater_than, assert_raises_rpc_error
 
 BLOCKS = 800
 TARGET_MIB = 5
@@ -70,6 +70,16 @@ class PruningTest(BitcoinTestFramework):
         assert_greater_than(info["pruneheight"], 0)
         for height in (BLOCKS - 288, BLOCKS):
             pruned.getblockheader(pruned.getblockhash(height))
+        assert_equal((info["automatic_pruning"], info["prune_target_size"]), (True, TARGET_MIB * 1024 * 1024))
+
+        self.log.info("dumptxoutset rollback: refused with Core's error when a block to undo is pruned")
+        # Undoing down to a height needs every block above it; the block at
+        # pruneheight - 1 is gone, so pruneheight - 2 cannot be reached.
+        assert_raises_rpc_error(-1, "Could not roll back to requested height since necessary block data is already pruned.",
+                                pruned.dumptxoutset, "below.dat", "", {"rollback": info["pruneheight"] - 2})
+        assert not os.path.exists(os.path.join(pruned.net_dir, "below.dat"))
+        kept = pruned.dumptxoutset("kept.dat", "", {"rollback": info["pruneheight"] - 1})
+        assert_equal((kept["base_height"], kept["base_hash"]), (info["pruneheight"] - 1, pruned.getblockhash(info["pruneheight"] - 1)))
 
         self.log.info("The pruned node's UTXO set equals the unpruned one")
         got = pruned.gettxoutsetinfo()
