@@ -49,10 +49,12 @@ json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
     kernel::CoinStatsHashType type;
     if (hash_type == "hash_serialized_3") {
         type = kernel::CoinStatsHashType::HASH_SERIALIZED;
+    } else if (hash_type == "muhash") {
+        type = kernel::CoinStatsHashType::MUHASH;
     } else if (hash_type == "none") {
         type = kernel::CoinStatsHashType::NONE;
     } else {
-        throw JSONRPCError(RPC_INVALID_PARAMETER, hash_type + " is not a valid hash_type (coinsdb supports hash_serialized_3 and none)");
+        throw JSONRPCError(RPC_INVALID_PARAMETER, fmt::format("'{}' is not a valid hash_type", hash_type));
     }
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
@@ -70,6 +72,7 @@ json GetTxOutSetInfo(NodeContext& node, const JSONRPCRequest& request)
         {"bogosize", stats->bogosize},
     };
     if (type == kernel::CoinStatsHashType::HASH_SERIALIZED) result["hash_serialized_3"] = stats->hash_serialized.GetHex();
+    if (type == kernel::CoinStatsHashType::MUHASH) result["muhash"] = stats->hash_serialized.GetHex();
     result["total_amount"] = AmountToJson(stats->total_amount);
     result["transactions"] = stats->transactions;
     result["disk_size"] = active.CoinsDB().EstimateSize();
@@ -331,7 +334,7 @@ RPCHelp GetTxOutSetInfoHelp()
     return {.name = "gettxoutsetinfo",
             .description = "Returns statistics of the active chainstate's UTXO set, computed from its database (the coins cache\n"
                            "is written to it first). This reads every coin: it can take a while on a large set.",
-            .args = {{"hash_type", RPCArgType::STR, OPTIONAL, "\"hash_serialized_3\"", "The hash of the set to compute: hash_serialized_3 or none"},
+            .args = {{"hash_type", RPCArgType::STR, OPTIONAL, "\"hash_serialized_3\"", "The hash of the set to compute: hash_serialized_3, muhash (MuHash3072, the same value Core's coinstatsindex keeps) or none"},
                      {"hash_or_height", RPCArgType::STR_OR_NUM, OPTIONAL, "the current best block",
                       "Statistics at an earlier block need coinstatsindex, which coinsdb does not keep: only the current one"},
                      {"use_index", RPCArgType::BOOL, OPTIONAL, "true", "Has no effect: coinsdb keeps no coinstatsindex"}},
@@ -341,6 +344,7 @@ RPCHelp GetTxOutSetInfoHelp()
                 {T::NUM, "txouts", "How many unspent outputs the set holds"},
                 {T::NUM, "bogosize", "A size of the set that does not depend on the database: a fixed cost per coin plus its script"},
                 {T::STR_HEX, "hash_serialized_3", "The set's hash_serialized_3 (only for that hash_type)", {}, true},
+                {T::STR_HEX, "muhash", "The set's MuHash3072 digest (only for that hash_type)", {}, true},
                 {T::AMOUNT, "total_amount", "The BTC the set holds"},
                 {T::NUM, "transactions", "How many transactions have unspent outputs"},
                 {T::NUM, "disk_size", "LevelDB's estimate of the chainstate's size on disk, in bytes"},

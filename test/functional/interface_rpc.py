@@ -242,7 +242,7 @@ class RPCInterfaceTest(BitcoinTestFramework):
         info = node.rpc.gettxoutsetinfo(hash_type="none")
         assert "hash_serialized_3" not in info
         assert_raises_rpc_error(RPC_INVALID_PARAMETER, "Unknown named parameter bogus", node.rpc.gettxoutsetinfo, bogus=1)
-        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "bogus is not a valid hash_type", node.gettxoutsetinfo, "bogus")
+        assert_raises_rpc_error(RPC_INVALID_PARAMETER, "'bogus' is not a valid hash_type", node.gettxoutsetinfo, "bogus")
         self.log.info("Too many or too few parameters: -1 with the method's help, as Core")
         assert_raises_rpc_error(RPC_MISC_ERROR, node.help("getblockcount"), node.getblockcount, 1)
         assert_raises_rpc_error(RPC_MISC_ERROR, node.help("loadtxoutset"), node.loadtxoutset)

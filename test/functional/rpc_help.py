@@ -32,8 +32,8 @@ OURS_ONLY = {
 }
 CORE_ONLY = {
     "getblockchaininfo": {"backgroundvalidation", "snapshotheight", "signet_challenge"},
-    # Without coinstatsindex and muhash.
-    "gettxoutsetinfo": {"muhash", "total_unspendable_amount", "block_info", "prevout_spent", "coinbase",
+    # Without coinstatsindex.
+    "gettxoutsetinfo": {"total_unspendable_amount", "block_info", "prevout_spent", "coinbase",
                         "new_outputs_ex_coinbase", "unspendable", "unspendables", "genesis_block", "bip30", "scripts",
                         "unclaimed_rewards"},
     "gettxout": {"asm", "desc", "address"},
