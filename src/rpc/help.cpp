@@ -24,8 +24,18 @@ std::string ArgTypeText(RPCArgType type)
     case RPCArgType::BOOL: return "boolean";
     case RPCArgType::STR_OR_NUM: return "string or numeric";
     case RPCArgType::OPTIONS: return "json object";
+    case RPCArgType::ARR: return "json array";
     }
     return "";
+}
+
+// An array argument's element in the usage line: "name" for a string.
+std::string ElementUsage(const RPCArg& arr)
+{
+    if (arr.members.empty()) return "...";
+    const RPCArg& element = arr.members.front();
+    const bool quoted = element.type == RPCArgType::STR || element.type == RPCArgType::STR_HEX;
+    return quoted ? fmt::format("\"{}\"", element.name) : element.name;
 }
 
 // How a member of an options object looks inside the usage line's { }.
@@ -38,6 +48,7 @@ std::string MemberUsage(const RPCArg& member)
     case RPCArgType::NUM:
     case RPCArgType::STR_OR_NUM:
     case RPCArgType::OPTIONS: return fmt::format("\"{}\":n", member.name);
+    case RPCArgType::ARR: return fmt::format("\"{}\":[{},...]", member.name, ElementUsage(member));
     }
     return "";
 }
@@ -55,23 +66,50 @@ std::string ArgUsage(const RPCArg& arg)
         for (const RPCArg& member : arg.members) out += MemberUsage(member) + ",";
         return out + "...}";
     }
+    case RPCArgType::ARR: return fmt::format("[{},...]", ElementUsage(arg));
     }
     return arg.name;
 }
 
-// One "name    (type, need) description" line per argument.
+// One "name    (type, need) description" line per argument; an array
+// argument's element follows it inside [ ]. Descriptions start in one
+// column, past the longest left-hand text, and their further lines too.
 std::string ArgLines(const std::vector<const RPCArg*>& args, bool numbered)
 {
-    size_t width = 0;
-    for (const RPCArg* arg : args) width = std::max(width, arg->name.size());
-    width += COLUMN_GAP;
-    std::string out;
+    struct Line {
+        std::string left;
+        std::string right;
+    };
+    std::vector<Line> lines;
     for (size_t i = 0; i < args.size(); ++i) {
         const RPCArg& arg = *args[i];
         std::string need = "required";
         if (arg.need == RPCArg::Need::OPTIONAL) need = arg.default_text.empty() ? "optional" : "optional, default=" + arg.default_text;
-        if (numbered) out += std::to_string(i + 1) + ". ";
-        out += fmt::format("{:<{}}({}, {}) {}\n", arg.name, width, ArgTypeText(arg.type), need, arg.description);
+        const std::string number = numbered ? std::to_string(i + 1) + ". " : "";
+        lines.push_back({number + arg.name, fmt::format("({}, {}) {}", ArgTypeText(arg.type), need, arg.description)});
+        if (arg.type != RPCArgType::ARR || arg.members.empty()) continue;
+        const RPCArg& element = arg.members.front();
+        lines.push_back({"     [", ""});
+        lines.push_back({fmt::format("       {},", ElementUsage(arg)), fmt::format("({}) {}", ArgTypeText(element.type), element.description)});
+        lines.push_back({"       ...", ""});
+        lines.push_back({"     ]", ""});
+    }
+    size_t width = 0;
+    for (const Line& line : lines) {
+        if (!line.right.empty()) width = std::max(width, line.left.size());
+    }
+    width += COLUMN_GAP;
+    std::string out;
+    for (const Line& line : lines) {
+        if (line.right.empty()) {
+            out += line.left + "\n";
+            continue;
+        }
+        std::string right = line.right;
+        for (size_t at = right.find('\n'); at != std::string::npos; at = right.find('\n', at + 1 + width)) {
+            right.insert(at + 1, width, ' ');
+        }
+        out += fmt::format("{:<{}}{}\n", line.left, width, right);
     }
     return out;
 }
@@ -79,7 +117,8 @@ std::string ArgLines(const std::vector<const RPCArg*>& args, bool numbered)
 std::string ResultTypeText(RPCResult::Type type)
 {
     switch (type) {
-    case RPCResult::Type::OBJ: return "json object";
+    case RPCResult::Type::OBJ:
+    case RPCResult::Type::OBJ_DYN: return "json object";
     case RPCResult::Type::ARR: return "json array";
     case RPCResult::Type::STR:
     case RPCResult::Type::STR_HEX: return "string";
@@ -102,7 +141,8 @@ std::string ResultValueText(RPCResult::Type type)
     case RPCResult::Type::NUM_TIME: return "xxx";
     case RPCResult::Type::BOOL: return "true|false";
     case RPCResult::Type::NONE: return "null";
-    case RPCResult::Type::OBJ: return "{";
+    case RPCResult::Type::OBJ:
+    case RPCResult::Type::OBJ_DYN: return "{";
     case RPCResult::Type::ARR: return "[";
     }
     return "";
@@ -123,7 +163,7 @@ void RenderResult(const RPCResult& result, size_t indent, bool nested, bool last
     const std::string comma = nested && !last ? "," : "";
     std::string right = fmt::format("({}{})", ResultTypeText(result.type), result.optional ? ", optional" : "");
     if (!result.description.empty()) right += fmt::format(" {}", result.description);
-    if (result.type != RPCResult::Type::OBJ && result.type != RPCResult::Type::ARR) {
+    if (result.type != RPCResult::Type::OBJ && result.type != RPCResult::Type::ARR && result.type != RPCResult::Type::OBJ_DYN) {
         out.push_back({prefix + ResultValueText(result.type) + comma, right, nested && last});
         return;
     }
@@ -137,7 +177,7 @@ void RenderResult(const RPCResult& result, size_t indent, bool nested, bool last
         // The element once, then "..." for the others.
         for (const RPCResult& element : result.inner) RenderResult(element, indent + 2, /*nested=*/true, /*last=*/false, out);
         out.push_back({pad + "  ...", ""});
-        out.push_back({pad + "]" + comma, ""});
+        out.push_back({pad + (result.type == RPCResult::Type::ARR ? "]" : "}") + comma, ""});
     }
 }
 
@@ -179,6 +219,7 @@ ExpectedType ExpectedTypeOf(RPCArgType type)
     case RPCArgType::BOOL: return {"bool", [](const json& v) { return v.is_boolean(); }};
     case RPCArgType::STR_OR_NUM: return {"string or number", [](const json& v) { return v.is_string() || JSONTypeName(v) == "number"; }};
     case RPCArgType::OPTIONS: return {"object", [](const json& v) { return v.is_object(); }};
+    case RPCArgType::ARR: return {"array", [](const json& v) { return v.is_array(); }};
     }
     return {"", [](const json&) { return true; }};
 }

@@ -49,6 +49,7 @@ enum class RPCArgType {
     BOOL,       // "boolean"
     STR_OR_NUM, // "string or numeric": a block hash or a height
     OPTIONS,    // "json object" whose members are named arguments of their own
+    ARR,        // "json array" of the one element in members, shown once then "..."
 };
 
 struct RPCArg {
@@ -63,7 +64,8 @@ struct RPCArg {
     // "default=<text>"; empty shows plain "optional".
     std::string default_text;
     std::string description;
-    // OPTIONS only: its members, listed under "Named Arguments".
+    // OPTIONS: its members, listed under "Named Arguments". ARR: its
+    // element (name and description), shown inside the argument's [ ].
     std::vector<RPCArg> members{};
     // Accepted but not shown (upstream's stop takes a hidden "wait").
     bool hidden{false};
@@ -73,6 +75,7 @@ struct RPCResult {
     enum class Type {
         OBJ,      // {                 (json object)
         ARR,      // [                 (json array), then its element and "..."
+        OBJ_DYN,  // {                 (json object) with keys chosen at run time: one shown, then "..."
         STR,      // "str"             (string)
         STR_HEX,  // "hex"             (string)
         NUM,      // n                 (numeric)
@@ -85,7 +88,8 @@ struct RPCResult {
     // The member's name inside an object; empty at the top and in arrays.
     std::string key;
     std::string description;
-    // OBJ: the members; ARR: the one element, shown once and followed by "...".
+    // OBJ: the members; ARR and OBJ_DYN: the one element (OBJ_DYN: with an
+    // example key), shown once and followed by "...".
     std::vector<RPCResult> inner{};
     // A member that is not always there.
     bool optional{false};

@@ -169,4 +169,48 @@ BOOST_AUTO_TEST_CASE(command_from_help)
                           [](const JSONRPCError& e) { return e.code == RPC_MISC_ERROR && std::string{e.what()} == Fetch().ToString(); });
 }
 
+// Core's logging and getmemoryinfo shapes: array arguments with their
+// element inside [ ], a description of several lines, an object whose keys
+// are known only at run time.
+BOOST_AUTO_TEST_CASE(arrays_and_dynamic_objects)
+{
+    const RPCHelp help{
+        .name = "pick",
+        .description = "Picks.",
+        .args = {
+            {"include", RPCArgType::ARR, RPCArg::Need::OPTIONAL, "", "To add",
+             {{"include_name", RPCArgType::STR, RPCArg::Need::REQUIRED, "", "a name"}}},
+            {"mode", RPCArgType::STR, RPCArg::Need::OPTIONAL, "\"a\"", "how.\n- \"a\": one\n- \"b\": two"},
+        },
+        .results = {{"", {RPCResult::Type::OBJ_DYN, "", "by name", {{RPCResult::Type::BOOL, "name", "whether"}}}}},
+    };
+    BOOST_CHECK_EQUAL(help.Usage(), "pick ( [\"include_name\",...] \"mode\" )");
+    // The element line ("       \"include_name\",", 22) is the widest:
+    // descriptions start at 26, further lines of one too.
+    BOOST_CHECK_EQUAL(help.ToString(),
+                      "pick ( [\"include_name\",...] \"mode\" )\n"
+                      "\n"
+                      "Picks.\n"
+                      "\n"
+                      "Arguments:\n"
+                      "1. include                (json array, optional) To add\n"
+                      "     [\n"
+                      "       \"include_name\",    (string) a name\n"
+                      "       ...\n"
+                      "     ]\n"
+                      "2. mode                   (string, optional, default=\"a\") how.\n"
+                      "                          - \"a\": one\n"
+                      "                          - \"b\": two\n"
+                      "\n"
+                      "Result:\n"
+                      "{                         (json object) by name\n"
+                      "  \"name\" : true|false,    (boolean) whether\n"
+                      "  ...\n"
+                      "}\n");
+    help.CheckParams(json::array({json::array({"x"}), "b"}));
+    BOOST_CHECK_EXCEPTION(help.CheckParams(json::array({"x"})), JSONRPCError, [](const JSONRPCError& e) {
+        return e.code == RPC_TYPE_ERROR && std::string{e.what()}.find("is not of expected type array") != std::string::npos;
+    });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

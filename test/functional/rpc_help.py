@@ -62,6 +62,9 @@ def argument_lines(lines):
     """[(name, type, need)] of "1. name    (type, need...) description"."""
     args = []
     for line in lines:
+        # An array's element and a description's further lines are indented.
+        if line.startswith(" "):
+            continue
         match = re.match(r"^(?:\d+\. )?(\S+) +\(([^,]+(?: or [^,]+)?), (required|optional)[^)]*\)", line)
         assert match, "bad argument line %r" % line
         args.append(match.groups())
@@ -136,11 +139,15 @@ class RPCHelpTest(BitcoinTestFramework):
         if takes_args:
             args = argument_lines(parts["Arguments:"])
             # Every argument of the usage line, in order: quoted strings,
-            # bare names, or the options object.
-            shown = re.findall(r'"(\w+)"|\{|(\w+)', usage[len(command):])
-            assert_equal([a or b or "options" for a, b in shown][:len(args)], [name for name, _, _ in args])
+            # bare names, the options object, or an array, which shows its
+            # element's name instead of its own.
+            shown = re.findall(r'"(\w+)"|\{|(\[)[^\]]*\]|(\w+)', usage[len(command):])
+            names = [a or c or ("[array]" if b else "options") for a, b, c in shown][:len(args)]
+            for (name, kind, _), in_usage in zip(args, names):
+                assert_equal((name, kind == "json array"), (in_usage if in_usage != "[array]" else name, in_usage == "[array]"))
+            assert_equal(len(names), len(args))
             for name, kind, need in args:
-                assert_in(kind, {"string", "numeric", "boolean", "json object", "string or numeric"})
+                assert_in(kind, {"string", "numeric", "boolean", "json object", "json array", "string or numeric"})
         if "Named Arguments:" in parts:
             argument_lines(parts["Named Arguments:"])
         assert [heading for heading in parts if heading.startswith("Result")], "%s has no Result section" % command
