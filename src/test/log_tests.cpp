@@ -13,6 +13,7 @@
 #include <regex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using logging::Category;
 using logging::Level;
@@ -116,6 +117,30 @@ BOOST_AUTO_TEST_CASE(levels_filter_enabled_categories)
     // -debugexclude wins over any level.
     logging::DisableCategory(Category::COINDB);
     BOOST_CHECK(!logging::WillLog(Category::COINDB, Level::INFO));
+}
+
+// What the logging RPC lists: Core's 29 names in order; coinsdb's own
+// follow Enable/Disable, the others never read as active.
+BOOST_AUTO_TEST_CASE(category_states)
+{
+    LoggerReset reset;
+    const auto active = [] {
+        std::vector<std::string_view> names;
+        for (const auto& state : logging::CategoryStates()) {
+            if (state.active) names.push_back(state.name);
+        }
+        return names;
+    };
+    const auto states = logging::CategoryStates();
+    BOOST_CHECK_EQUAL(states.size(), 29U);
+    BOOST_CHECK(std::is_sorted(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
+    for (const auto& state : states) BOOST_CHECK(logging::CategoryFromName(state.name).has_value());
+    BOOST_CHECK(active().empty());
+    logging::EnableCategory(Category::LEVELDB);
+    logging::EnableCategory(*logging::CategoryFromName("net"));
+    BOOST_CHECK(active() == std::vector<std::string_view>{"leveldb"});
+    logging::EnableCategory(Category::ALL);
+    BOOST_CHECK((active() == std::vector<std::string_view>{"bench", "coindb", "leveldb", "prune", "rpc"}));
 }
 
 BOOST_AUTO_TEST_CASE(timestamp_formats)

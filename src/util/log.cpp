@@ -119,6 +119,16 @@ std::string KnownCategoryNames()
     return out;
 }
 
+std::vector<CategoryState> CategoryStates()
+{
+    std::vector<CategoryState> states;
+    const uint32_t enabled = State().categories;
+    for (const auto& entry : CATEGORY_NAMES) states.push_back({entry.name, (enabled & static_cast<uint32_t>(entry.category)) != 0});
+    for (const auto name : CORE_ONLY_CATEGORIES) states.push_back({name, false});
+    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return states;
+}
+
 void EnableCategory(Category category) { State().categories |= static_cast<uint32_t>(category); }
 
 void DisableCategory(Category category) { State().categories &= ~static_cast<uint32_t>(category); }

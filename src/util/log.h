@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 // A small process-wide logger: every line gets an ISO-8601 UTC timestamp and
 // goes to the sinks that are open (a debug.log file, the console, or a
@@ -40,6 +41,15 @@ std::string KnownCategoryNames();
 
 void EnableCategory(Category category);
 void DisableCategory(Category category);
+
+struct CategoryState {
+    std::string_view name;
+    bool active;
+};
+// Every name Core lists in its logging RPC, sorted, with whether lines of
+// it are written now. A name coinsdb writes nothing under is never active,
+// whatever -debug or the RPC asked for: nothing of it reaches the log.
+std::vector<CategoryState> CategoryStates();
 
 // Severity of a categorised line. A line is written when its category is
 // enabled and its level is at least the category's threshold (-loglevel;

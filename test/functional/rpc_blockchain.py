@@ -99,6 +99,7 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.test_replayed_chain_info()
         self.test_block_lookups()
         self.test_txoutset_hashes()
+        self.test_logging_and_memory()
         self.test_dump_latest()
         self.test_dump_rollback()
         self.test_snapshot_without_headers()
@@ -173,6 +174,27 @@ class RPCBlockchainTest(BitcoinTestFramework):
             if hash_type != "none":
                 assert_equal(ours[hash_type], self.expected[hash_type])
         self.same_error("gettxoutsetinfo", "bogus", code=-8)
+
+    def test_logging_and_memory(self):
+        self.log.info("logging and getmemoryinfo: Core's names, fields and errors")
+        ours, core = (node.logging() for node in self.both())
+        assert_equal(sorted(ours), sorted(core))
+        self.same_error("logging", ["coindb", "bogus"], code=-8)
+        self.same_error("logging", "coindb", code=-3)
+        assert_equal(self.ours.logging(), ours)
+        on = self.ours.logging(["all"], ["leveldb", "rpc"])
+        assert_equal({name for name, active in on.items() if active}, {"coindb", "bench", "prune"})
+        self.ours.logging([], ["all"])
+        assert_equal(self.ours.logging(["coindb", "net"]), dict(on, bench=False, prune=False))
+        self.ours.logging([], ["all"])
+        self.ours.logging([name for name, active in ours.items() if active])
+        assert_equal(self.ours.logging(), ours)
+        ours, core = (node.getmemoryinfo() for node in self.both())
+        assert_equal(sorted(ours["locked"]), sorted(core["locked"]))
+        assert_equal(set(ours["locked"].values()), {0})
+        for node in self.both():
+            assert node.getmemoryinfo("mallocinfo").startswith('<malloc version="1">')
+        self.same_error("getmemoryinfo", "bogus", code=-8)
 
     def test_block_lookups(self):
         self.log.info("getblockhash: the same hash at every height")

@@ -164,6 +164,7 @@ class RPCHelpTest(BitcoinTestFramework):
             "getblockheader": node.getblockheader(node.getbestblockhash()),
             "gettxoutsetinfo": node.gettxoutsetinfo(),
             "getcoinscacheinfo": node.getcoinscacheinfo(),
+            "getmemoryinfo": node.getmemoryinfo(),
             "dumptxoutset": dump,
         }
         for command, output in outputs.items():
