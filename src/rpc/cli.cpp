@@ -195,6 +195,18 @@ int CommandLineRPC(ArgsManager& args, const CliNetwork& network, std::istream& i
     if (args.GetBoolArg("stdin", false)) {
         while (std::getline(in, line)) positionals.push_back(line);
     }
+    if (args.GetBoolArg("getinfo", false)) {
+        if (!positionals.empty()) throw std::runtime_error{"-getinfo takes no arguments"};
+        const ConnectSettings settings = ReadConnectSettings(args, network, err);
+        const json reply = CallWithRetry(args, network, settings, "getblockchaininfo", json::array());
+        if (const auto error = reply.find("error"); error != reply.end() && !error->is_null()) {
+            const CliOutput output = FormatCliReply(reply);
+            err << output.text << "\n";
+            return output.exit_code;
+        }
+        out << FormatGetInfo(reply.value("result", json::object())) << "\n";
+        return EXIT_SUCCESS;
+    }
     if (positionals.empty()) throw std::runtime_error{"too few parameters (need at least command)"};
     const std::string method = positionals.front();
     const std::vector<std::string> method_args(positionals.begin() + 1, positionals.end());
@@ -234,6 +246,7 @@ void SetupCliArgs(ArgsManager& args)
     args.AddArg("-conf=<file>", "Specify configuration file. Relative paths will be prefixed by datadir location. (default: bitcoin.conf)", ArgsManager::NONE, options);
     args.AddArg("-includeconf=<file>", "Specify additional configuration file, relative to the -datadir path (only useable from configuration file, not command line; default: none)", ArgsManager::NONE, options);
     args.AddArg("-datadir=<dir>", "Specify data directory (default: ~/.coinsdb)", ArgsManager::NONE, options);
+    args.AddArg("-getinfo", "Get general information from the server: its chain, blocks, headers, verification progress, difficulty and warnings, as Core's -getinfo shows them (coinsdb has no network or wallet part)", ArgsManager::NONE, options);
     args.AddArg("-named", "Pass named instead of positional arguments (default: false)", ArgsManager::NONE, options);
     const ArgsManager::IntForm seconds{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
     args.AddIntArg("-rpcclienttimeout=<n>", "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: " + std::to_string(DEFAULT_HTTP_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);

@@ -2,6 +2,9 @@
 
 #include <rpc/json.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -98,4 +101,48 @@ CliOutput FormatCliReply(const json& reply)
     // Every RPC error exits 1: upstream's |code| wraps modulo 256 (-32601
     // exits 89), which scripts cannot tell apart reliably.
     return output;
+}
+
+namespace {
+
+// How many of `step` it takes to cover `share` (0 for none).
+int Blocks(double share, double step) { return share > 0 ? static_cast<int>(std::ceil(share / step)) : 0; }
+
+std::string ProgressBar(double progress)
+{
+    if (progress < 0 || progress > 1) return "";
+    constexpr double STEP{0.05};
+    std::string bar;
+    for (int i = Blocks(progress, STEP); i > 0; --i) bar += "\u2592";
+    for (int i = Blocks(1 - progress, STEP); i > 0; --i) bar += "\u2591";
+    return bar;
+}
+
+std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : WriteJSON(value); }
+
+// A number as the reply carried it: a double, an integer, or its kept text.
+double Number(const json& value)
+{
+    if (const auto text = JSONRawNumberText(value)) return std::strtod(text->c_str(), nullptr);
+    return value.is_number() ? value.get<double>() : 0.0;
+}
+
+} // namespace
+
+std::string FormatGetInfo(const json& info)
+{
+    std::string out = "Chain: " + Text(info.value("chain", json{})) + "\n";
+    out += "Blocks: " + Text(info.value("blocks", json{})) + "\n";
+    out += "Headers: " + Text(info.value("headers", json{})) + "\n";
+    const double progress = Number(info.value("verificationprogress", json{}));
+    const std::string bar = progress < 0.99 ? ProgressBar(progress) + " " : "";
+    out += fmt::format("Verification progress: {}{:.4f}%\n", bar, progress * 100);
+    // A snapshot loaded without its headers has no difficulty to show.
+    if (info.contains("difficulty")) out += "Difficulty: " + Text(info["difficulty"]) + "\n";
+    out += "\nWarnings: ";
+    const json warnings = info.value("warnings", json::array());
+    if (warnings.empty() || warnings == json("")) return out + "(none)";
+    if (!warnings.is_array()) return out + Text(warnings);
+    for (size_t i = 0; i < warnings.size(); ++i) out += (i ? "\n" : "") + Text(warnings[i]);
+    return out;
 }

@@ -32,4 +32,19 @@ struct CliOutput {
 };
 CliOutput FormatCliReply(const nlohmann::json& reply);
 
+// -getinfo's text from a getblockchaininfo result, in Core's layout:
+//
+//   Chain: regtest
+//   Blocks: 0
+//   Headers: 0
+//   Verification progress: ▒░░░░░░░░░░░░░░░░░░░░ 0.0002%
+//   Difficulty: 4.656542373906925e-10
+//
+//   Warnings: (none)
+//
+// The bar (one block per 5%, shown below 99%) and the percentage with four
+// decimals are Core's. Core's network and wallet parts are left out:
+// coinsdb has neither. Each further warning goes on a line of its own.
+std::string FormatGetInfo(const nlohmann::json& blockchain_info);
+
 #endif // COINSDB_RPC_CLI_FORMAT_H

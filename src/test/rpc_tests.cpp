@@ -676,6 +676,34 @@ BOOST_FIXTURE_TEST_CASE(client_hanging_up_does_not_delay_stop, ServerFixture)
     BOOST_CHECK(server.Stop());
 }
 
+// -getinfo's progress bar: one of 20 blocks per started 5%, filled then
+// empty, shown below 99% only; the rest of the text around it.
+BOOST_AUTO_TEST_CASE(cli_getinfo_text)
+{
+    const auto full = [](int n) { std::string out; while (n-- > 0) out += "\u2592"; return out; };
+    const auto empty = [](int n) { std::string out; while (n-- > 0) out += "\u2591"; return out; };
+    const struct {
+        const char* progress;
+        std::string line;
+    } rows[]{
+        {"0", empty(20) + " 0.0000%"},
+        {"2.004553202280255e-06", full(1) + empty(20) + " 0.0002%"},
+        {"0.5", full(10) + empty(10) + " 50.0000%"},
+        {"0.51", full(11) + empty(10) + " 51.0000%"},
+        {"0.98", full(20) + empty(1) + " 98.0000%"},
+        {"0.99", "99.0000%"},
+        {"1", "100.0000%"},
+    };
+    for (const auto& row : rows) {
+        const auto info = *ParseJSONKeepNumbers(std::string{R"({"chain":"regtest","blocks":7,"headers":9,"difficulty":4.656542373906925e-10,"warnings":[],"verificationprogress":)"} + row.progress + "}");
+        BOOST_CHECK_EQUAL(FormatGetInfo(info), "Chain: regtest\nBlocks: 7\nHeaders: 9\nVerification progress: " + row.line +
+                                                   "\nDifficulty: 4.656542373906925e-10\n\nWarnings: (none)");
+    }
+    // No difficulty (a snapshot without headers); warnings one per line.
+    const auto info = *ParseJSONKeepNumbers(R"({"chain":"main","blocks":840000,"headers":840000,"verificationprogress":1,"warnings":["a","b"]})");
+    BOOST_CHECK_EQUAL(FormatGetInfo(info), "Chain: main\nBlocks: 840000\nHeaders: 840000\nVerification progress: 100.0000%\n\nWarnings: a\nb");
+}
+
 BOOST_AUTO_TEST_CASE(bind_failure_names_the_address)
 {
     HTTPRPCServer first;

@@ -100,6 +100,7 @@ class RPCBlockchainTest(BitcoinTestFramework):
         self.test_block_lookups()
         self.test_txoutset_hashes()
         self.test_logging_and_memory()
+        self.test_cli_getinfo()
         self.test_dump_latest()
         self.test_dump_rollback()
         self.test_snapshot_without_headers()
@@ -174,6 +175,18 @@ class RPCBlockchainTest(BitcoinTestFramework):
             if hash_type != "none":
                 assert_equal(ours[hash_type], self.expected[hash_type])
         self.same_error("gettxoutsetinfo", "bogus", code=-8)
+
+    def test_cli_getinfo(self):
+        self.log.info("bitcoin-cli -getinfo: the chain part as Core's client prints it for Core's node")
+        ours, core = (node.cli.run("-getinfo") for node in self.both())
+        assert_equal((ours.returncode, core.returncode), (0, 0))
+        # Core's network part follows the difficulty; coinsdb has none.
+        assert_equal(ours.stdout.split("\n\n")[0], core.stdout.split("\n\n")[0])
+        assert_equal(ours.stdout.split("\n")[0:2], ["Chain: regtest", "Blocks: %d" % self.expected["height"]])
+        warnings = self.ours.getblockchaininfo()["warnings"]
+        assert_equal(ours.stdout.split("\n\n")[-1], "Warnings: " + "\n".join(warnings) + "\n")
+        refused = self.ours.cli.run("-getinfo", "extra")
+        assert_equal((refused.returncode, refused.stderr), (1, "error: -getinfo takes no arguments\n"))
 
     def test_logging_and_memory(self):
         self.log.info("logging and getmemoryinfo: Core's names, fields and errors")

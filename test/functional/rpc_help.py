@@ -9,7 +9,7 @@ The result's fields are those the command returns, and the optional ones
 are marked so.
 
 `bitcoind -help-debug` and `bitcoin-cli -help` show every option's default,
-but for the actions (-?, -h, -help, -help-debug, -version) and the options
+but for the actions (-?, -h, -help, -help-debug, -version, -getinfo) and the options
 coinsdb accepts only to ignore them.
 
 Beside a Bitcoin Core node from the reference build (skipped, saying so,
@@ -175,7 +175,7 @@ class RPCHelpTest(BitcoinTestFramework):
             assert_equal((command, sorted(required - returned)), (command, []))
 
     def check_option_defaults(self):
-        actions = {"-?", "-h", "-help", "-help-debug", "-version"}
+        actions = {"-?", "-h", "-help", "-help-debug", "-version", "-getinfo"}
         for binary, flag in ((self.bitcoind, "-help-debug"), (self.bitcoin_cli, "-help")):
             self.log.info("%s %s: every option shows its default", binary.rsplit("/", 1)[-1], flag)
             text = subprocess.run([binary, flag], capture_output=True, text=True, check=True).stdout
