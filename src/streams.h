@@ -20,7 +20,16 @@ public:
     explicit DataStream(std::span<const unsigned char> bytes)
         : DataStream(std::as_bytes(bytes)) {}
 
-    void write(std::span<const std::byte> bytes) { m_data.insert(m_data.end(), bytes.begin(), bytes.end()); }
+    void write(std::span<const std::byte> bytes)
+    {
+        if (bytes.empty()) return;
+        // resize and memcpy rather than insert: GCC 12 at -O2 misreads
+        // insert's growth path as an overflow (-Wstringop-overflow) when
+        // one byte goes into a cleared stream.
+        const size_t old_size = m_data.size();
+        m_data.resize(old_size + bytes.size());
+        std::memcpy(m_data.data() + old_size, bytes.data(), bytes.size());
+    }
 
     void read(std::span<std::byte> out)
     {

@@ -183,6 +183,7 @@ BOOST_AUTO_TEST_CASE(arrays_and_dynamic_objects)
             {"mode", RPCArgType::STR, RPCArg::Need::OPTIONAL, "\"a\"", "how.\n- \"a\": one\n- \"b\": two"},
         },
         .results = {{"", {RPCResult::Type::OBJ_DYN, "", "by name", {{RPCResult::Type::BOOL, "name", "whether"}}}}},
+        .examples = "",
     };
     BOOST_CHECK_EQUAL(help.Usage(), "pick ( [\"include_name\",...] \"mode\" )");
     // The element line ("       \"include_name\",", 22) is the widest:

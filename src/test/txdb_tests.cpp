@@ -427,8 +427,8 @@ BOOST_AUTO_TEST_CASE(cursor_in_key_order)
     std::vector<COutPoint> expected_order;
     for (const auto& [outpoint, coin] : by_outpoint) expected_order.push_back(outpoint);
     std::ranges::sort(expected_order, {}, [](const COutPoint& o) {
-        std::vector<unsigned char> key{'C'};
-        key.insert(key.end(), o.hash.begin(), o.hash.end());
+        std::vector<unsigned char> key(o.hash.begin(), o.hash.end());
+        key.insert(key.begin(), 'C');
         const auto varint = TestVarInt(o.n);
         key.insert(key.end(), varint.begin(), varint.end());
         return key;

@@ -59,7 +59,7 @@ T FromHex(std::string_view hex)
 std::vector<Coin> VariedCoins()
 {
     const std::vector<CScript> scripts{P2PKH(), P2SH(), P2PKUncompressed(), P2PKCompressed(), CScript{}, CScript{0x51},
-                                       CScript(300, 0xab)};
+                                       CScript(std::vector<unsigned char>(300, 0xab))};
     const std::vector<int> heights{0, 1, 63, 64, 8255, 8256, 840000, 0x7fffffff};
     const std::vector<CAmount> amounts{0, 1, 546, COIN, 50 * COIN, 1234567891, MAX_MONEY};
     std::vector<Coin> coins;
