@@ -88,28 +88,30 @@ const char* CheckTransaction(const CTransaction& tx)
 // amounts in range and covering the outputs. Sets the fee on success.
 bool CheckTxInputs(const CTransaction& tx, const CCoinsViewCache& view, int height, CAmount& fee, BlockValidationState& state)
 {
-    const std::string in_tx = " in transaction " + tx.GetHash().GetHex();
+    // Only a failure needs the txid's hex: formatting it for every valid
+    // transaction of a replay would be 64 characters of garbage apiece.
+    const auto in_tx = [&tx] { return " in transaction " + tx.GetHash().GetHex(); };
     // All inputs are looked for before any other input error is reported.
     for (const CTxIn& in : tx.vin) {
-        if (!view.HaveCoin(in.prevout)) return state.Invalid("bad-txns-inputs-missingorspent", "CheckTxInputs: inputs missing/spent" + in_tx);
+        if (!view.HaveCoin(in.prevout)) return state.Invalid("bad-txns-inputs-missingorspent", "CheckTxInputs: inputs missing/spent" + in_tx());
     }
     CAmount value_in = 0;
     for (const CTxIn& in : tx.vin) {
         const Coin& coin = view.AccessCoin(in.prevout);
         const int depth = height - static_cast<int>(coin.nHeight);
         if (coin.IsCoinBase() && depth < COINBASE_MATURITY) {
-            return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth " + std::to_string(depth) + in_tx);
+            return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth " + std::to_string(depth) + in_tx());
         }
         // Range-check the coin before adding it, so the sum can't overflow.
         if (!MoneyRange(coin.out.nValue) || !MoneyRange(value_in + coin.out.nValue)) {
-            return state.Invalid("bad-txns-inputvalues-outofrange", "CheckTxInputs: input values out of range" + in_tx);
+            return state.Invalid("bad-txns-inputvalues-outofrange", "CheckTxInputs: input values out of range" + in_tx());
         }
         value_in += coin.out.nValue;
     }
     // CheckTransaction has bounded every output and their sum.
     const CAmount value_out = tx.GetValueOut();
     if (value_in < value_out) {
-        return state.Invalid("bad-txns-in-belowout", "value in (" + std::to_string(value_in) + ") < value out (" + std::to_string(value_out) + ")" + in_tx);
+        return state.Invalid("bad-txns-in-belowout", "value in (" + std::to_string(value_in) + ") < value out (" + std::to_string(value_out) + ")" + in_tx());
     }
     // In range (both sums are, and in >= out): upstream's
     // "bad-txns-fee-outofrange" can't happen here.
