@@ -298,3 +298,13 @@ void CCoinsViewCache::SanityCheck() const
     assert(m_sentinel.second.Next()->second.Prev() == &m_sentinel);
     assert(linked == flagged);
 }
+
+void AddCoins(CCoinsViewCache& view, const CTransaction& tx, int height, bool check_for_overwrite)
+{
+    const bool coinbase = tx.IsCoinBase();
+    for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+        const COutPoint outpoint{tx.GetHash(), n};
+        const bool overwrite = check_for_overwrite ? view.HaveCoin(outpoint) : coinbase;
+        view.AddCoin(outpoint, Coin{tx.vout[n], height, coinbase}, overwrite);
+    }
+}

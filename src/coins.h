@@ -411,4 +411,12 @@ private:
     mutable size_t m_cached_coins_usage{0};
 };
 
+// Adds every output of `tx` to `view` as a coin of `height`: Core's step of
+// connecting one transaction's outputs. Without check_for_overwrite only a
+// coinbase may replace an unspent coin, as the two duplicate coinbases BIP30
+// grandfathered did; any other output must be new. With it, each output
+// replaces whatever coin is there: a crash replay re-applies blocks that may
+// already be partly in the view. Unspendable outputs are skipped (AddCoin).
+void AddCoins(CCoinsViewCache& view, const CTransaction& tx, int height, bool check_for_overwrite = false);
+
 #endif // COINSDB_COINS_H

@@ -119,28 +119,6 @@ bool CheckTxInputs(const CTransaction& tx, const CCoinsViewCache& view, int heig
     return true;
 }
 
-// Adds a transaction's spendable outputs as coins of this height.
-void AddOutputs(const CTransaction& tx, int height, CCoinsViewCache& view, bool possible_overwrite)
-{
-    for (uint32_t n = 0; n < tx.vout.size(); ++n) {
-        view.AddCoin(COutPoint{tx.GetHash(), n}, Coin{tx.vout[n], height, tx.IsCoinBase()}, possible_overwrite);
-    }
-}
-
-// Puts back one coin from undo data.
-DisconnectResult RestoreCoin(const COutPoint& outpoint, const Coin& undo_coin, CCoinsViewCache& view)
-{
-    // AddCoin can't take a spent coin; only corrupt undo data holds one.
-    if (undo_coin.IsSpent()) return DisconnectResult::FAILED;
-    // Height 0 is the pre-0.15 format, which kept height and coinbase flag
-    // only with a transaction's last spent output. Nobody writes it any more
-    // and restoring a coin without them would be wrong.
-    if (undo_coin.nHeight == 0) return DisconnectResult::FAILED;
-    const bool clean = !view.HaveCoin(outpoint);
-    view.AddCoin(outpoint, Coin{undo_coin}, /*possible_overwrite=*/!clean);
-    return clean ? DisconnectResult::OK : DisconnectResult::UNCLEAN;
-}
-
 } // namespace
 
 bool BlockValidationState::Invalid(BlockValidationResult result, std::string reason, std::string debug)
@@ -227,25 +205,24 @@ bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& para
     CBlockUndo block_undo;
     block_undo.vtxundo.reserve(block.vtx.size() - 1);
     CAmount fees = 0;
+    // A coinbase spends nothing; its undo record is dropped, as Core does.
+    CTxUndo coinbase_undo;
     for (const CTransactionRef& tx : block.vtx) {
-        if (!tx->IsCoinBase()) {
-            CAmount fee = 0;
-            if (!CheckTxInputs(*tx, scratch, height, fee, state)) return false;
-            // Each fee is at most MAX_MONEY, so the sum can't overflow first.
-            fees += fee;
-            if (!MoneyRange(fees)) return state.Invalid("bad-txns-accumulated-fee-outofrange", "accumulated fee in the block out of range");
-            CTxUndo& tx_undo = block_undo.vtxundo.emplace_back();
-            tx_undo.vprevout.reserve(tx->vin.size());
-            for (const CTxIn& in : tx->vin) {
-                // CheckTxInputs found each input, and CheckBlock ruled out a
-                // second spend within the transaction.
-                const bool spent = scratch.SpendCoin(in.prevout, &tx_undo.vprevout.emplace_back());
-                assert(spent && !tx_undo.vprevout.back().IsSpent());
-            }
+        if (tx->IsCoinBase()) {
+            // It may repeat an earlier coinbase's txid where BIP30 allowed
+            // it (AddCoins lets a coinbase overwrite); any other output was
+            // shown above to be new.
+            UpdateCoins(*tx, scratch, coinbase_undo, height);
+            continue;
         }
-        // A coinbase may repeat an earlier coinbase's txid where BIP30 allowed
-        // it; any other output was shown above to be new.
-        AddOutputs(*tx, height, scratch, /*possible_overwrite=*/tx->IsCoinBase());
+        CAmount fee = 0;
+        if (!CheckTxInputs(*tx, scratch, height, fee, state)) return false;
+        // Each fee is at most MAX_MONEY, so the sum can't overflow first.
+        fees += fee;
+        if (!MoneyRange(fees)) return state.Invalid("bad-txns-accumulated-fee-outofrange", "accumulated fee in the block out of range");
+        // CheckTxInputs found each input, and CheckBlock ruled out a second
+        // spend within the transaction: UpdateCoins finds every coin.
+        UpdateCoins(*tx, scratch, block_undo.vtxundo.emplace_back(), height);
     }
 
     const CAmount limit = fees + GetBlockSubsidy(height, params);
@@ -292,7 +269,7 @@ DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& und
         const CTxUndo& tx_undo = undo.vtxundo[i - 1];
         if (tx_undo.vprevout.size() != tx.vin.size()) return DisconnectResult::FAILED;
         for (size_t j = tx.vin.size(); j-- > 0;) {
-            const DisconnectResult result = RestoreCoin(tx.vin[j].prevout, tx_undo.vprevout[j], scratch);
+            const DisconnectResult result = ApplyTxInUndo(Coin{tx_undo.vprevout[j]}, scratch, tx.vin[j].prevout);
             if (result == DisconnectResult::FAILED) return DisconnectResult::FAILED;
             if (result == DisconnectResult::UNCLEAN) clean = false;
         }
@@ -309,11 +286,38 @@ void RollforwardBlockCoins(const CBlock& block, int height, CCoinsViewCache& vie
         if (!tx->IsCoinBase()) {
             for (const CTxIn& in : tx->vin) view.SpendCoin(in.prevout);
         }
-        for (uint32_t n = 0; n < tx->vout.size(); ++n) {
-            const COutPoint outpoint{tx->GetHash(), n};
-            view.AddCoin(outpoint, Coin{tx->vout[n], height, tx->IsCoinBase()}, /*possible_overwrite=*/view.HaveCoin(outpoint));
-        }
+        // The block may already be partly here: any output may exist.
+        AddCoins(view, *tx, height, /*check_for_overwrite=*/true);
     }
 }
 
 } // namespace kernel
+
+void UpdateCoins(const CTransaction& tx, CCoinsViewCache& inputs, CTxUndo& txundo, int height)
+{
+    if (!tx.IsCoinBase()) {
+        txundo.vprevout.reserve(txundo.vprevout.size() + tx.vin.size());
+        for (const CTxIn& in : tx.vin) {
+            // SpendCoin also reports an entry already spent in the cache as
+            // found; the coin it moves out then is spent, and undo data
+            // holding it could not put the coin back.
+            const bool spent = inputs.SpendCoin(in.prevout, &txundo.vprevout.emplace_back());
+            assert(spent && !txundo.vprevout.back().IsSpent());
+        }
+    }
+    AddCoins(inputs, tx, height);
+}
+
+kernel::DisconnectResult ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out)
+{
+    using kernel::DisconnectResult;
+    // AddCoin can't take a spent coin; only corrupt undo data holds one.
+    if (undo.IsSpent()) return DisconnectResult::FAILED;
+    // Height 0 is the pre-0.15 format, which kept height and coinbase flag
+    // only with a transaction's last spent output. Nobody writes it any more
+    // and restoring a coin without them would be wrong.
+    if (undo.nHeight == 0) return DisconnectResult::FAILED;
+    const bool clean = !view.HaveCoin(out);
+    view.AddCoin(out, std::move(undo), /*possible_overwrite=*/!clean);
+    return clean ? DisconnectResult::OK : DisconnectResult::UNCLEAN;
+}

@@ -137,4 +137,24 @@ void RollforwardBlockCoins(const CBlock& block, int height, CCoinsViewCache& vie
 
 } // namespace kernel
 
+// The per-transaction steps the block functions above are built from, under
+// Core's names and signatures (validation.h there) and, as there, outside
+// any namespace, so that code and tests ported from Core call them as is.
+
+// Spends every input of `tx` (a coinbase has none), appending each spent
+// coin to txundo in input order, then adds its outputs (AddCoins). Every
+// input must be an unspent coin of `inputs`, which the caller has checked
+// (CheckTxInputs): a missing one aborts, since undo data without that coin
+// could never restore it.
+void UpdateCoins(const CTransaction& tx, CCoinsViewCache& inputs, CTxUndo& txundo, int height);
+
+// Puts the undo coin back at `out`, for one input of a transaction being
+// disconnected. OK when `view` had no unspent coin there, UNCLEAN when it
+// had one (now overwritten). FAILED, leaving `view` unchanged, for a coin
+// that cannot be restored: a spent one (corrupt undo data), or one in the
+// pre-0.15 format with height 0, whose metadata Core looks up in another
+// output of the same transaction and coinsdb, which never writes that
+// format, refuses.
+kernel::DisconnectResult ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out);
+
 #endif // COINSDB_KERNEL_CONNECT_H
