@@ -1524,4 +1524,70 @@ BOOST_AUTO_TEST_CASE(spend_without_moveout_keeps_memory_accounting)
     BOOST_CHECK(!base.HaveCoin(OUTPOINT));
 }
 
+// AddCoins: which outputs may replace a coin, and the flags each gets. The
+// parent holds `parent` at output 0; `cached` copies it into the cache
+// first, which is where AddCoin looks for a coin it would overwrite.
+// Without check_for_overwrite a coinbase always passes possible_overwrite
+// (never FRESH) and anything else never does; with it, the view decides.
+BOOST_AUTO_TEST_CASE(addcoins_state_table)
+{
+    struct Case {
+        Val parent;
+        bool cached;
+        bool coinbase;
+        bool check_for_overwrite;
+        int flags; // of output 0 afterwards; NO_ENTRY: AddCoins throws
+    };
+    // clang-format off
+    const Case cases[]{
+        // parent    cached  coinbase check  flags
+        {Val::NONE, false,  false,   false, DIRTY | FRESH},
+        {Val::NONE, false,  false,   true,  DIRTY | FRESH},
+        {Val::NONE, false,  true,    false, DIRTY},
+        {Val::NONE, false,  true,    true,  DIRTY | FRESH},
+        {Val::V0,   true,   false,   false, NO_ENTRY},
+        {Val::V0,   false,  false,   true,  DIRTY},
+        {Val::V0,   true,   false,   true,  DIRTY},
+        {Val::V0,   true,   true,    false, DIRTY},
+        {Val::V0,   false,  true,    true,  DIRTY},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        CMutableTransaction mtx;
+        mtx.vin.emplace_back(c.coinbase ? COutPoint{} : OUTPOINT);
+        mtx.vout.emplace_back(4000, CScript(30, 0x53));
+        mtx.vout.emplace_back(0, CScript{OP_RETURN, 0x01, 0x02});
+        mtx.vout.emplace_back(5000, CScript(70, 0x54));
+        const CTransaction tx{mtx};
+        BOOST_REQUIRE_EQUAL(tx.IsCoinBase(), c.coinbase);
+        const COutPoint out0{tx.GetHash(), 0};
+        BOOST_TEST_CONTEXT("parent " << Describe(c.parent, CLEAN) << ", cached " << c.cached << ", coinbase " << c.coinbase
+                                     << ", check_for_overwrite " << c.check_for_overwrite)
+        {
+            TestBaseView base;
+            if (c.parent != Val::NONE) base.m_coins[out0] = CoinOf(c.parent);
+            CCoinsViewCache cache{&base, /*deterministic=*/true};
+            if (c.cached) BOOST_REQUIRE(cache.AccessCoin(out0) == CoinOf(c.parent));
+            if (c.flags == NO_ENTRY) {
+                BOOST_CHECK_EXCEPTION(AddCoins(cache, tx, 77, c.check_for_overwrite), std::logic_error,
+                                      [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
+                BOOST_CHECK(cache.AccessCoin(out0) == CoinOf(c.parent));
+                continue;
+            }
+            AddCoins(cache, tx, 77, c.check_for_overwrite);
+            for (uint32_t n : {0u, 2u}) {
+                BOOST_CHECK(cache.AccessCoin(COutPoint{tx.GetHash(), n}) == (Coin{tx.vout[n], 77, c.coinbase}));
+                BOOST_CHECK_EQUAL(cache.AccessCoin(COutPoint{tx.GetHash(), n}).IsCoinBase(), c.coinbase);
+            }
+            // The OP_RETURN output never becomes a coin.
+            BOOST_CHECK(!cache.HaveCoin(COutPoint{tx.GetHash(), 1}));
+            cache.Flush();
+            BOOST_CHECK_EQUAL(base.m_last_write.size(), 2U);
+            BOOST_CHECK_EQUAL(Describe(ValOf(base.m_last_write.at(out0).coin), base.m_last_write.at(out0).flags),
+                              Describe(Val::OTHER, c.flags));
+            BOOST_CHECK(base.GetCoin(out0) == (Coin{tx.vout[0], 77, c.coinbase}));
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,5 +1,7 @@
 // Block replay (kernel/connect.h) on small regtest chains built in memory and
 // on Bitcoin Core's own blocks (../shared/vectors/*/blocks.dat):
+// - its per-transaction steps, UpdateCoins and ApplyTxInUndo, as a table
+//   and against a std::map model;
 // - connecting applies exactly the changes a std::map model predicts, and
 //   the undo data holds exactly the spent coins;
 // - disconnecting restores the exact coin set of every earlier height;
@@ -67,6 +69,14 @@ void CheckSameCoins(const CoinMap& actual, const CoinMap& expected, const std::s
             return;
         }
     }
+}
+
+// A hash of 32 equal bytes: a stand-in best block.
+uint256 FilledHash(unsigned char byte)
+{
+    std::array<unsigned char, uint256::SIZE> bytes;
+    bytes.fill(byte);
+    return uint256{bytes};
 }
 
 // A P2PKH script whose key hash starts with the tag: distinct outputs.
@@ -847,6 +857,227 @@ BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set)
         }
     }
     if (vectors == 0) BOOST_TEST_MESSAGE("connect_tests: no blocks.dat under " << root << "; skipping");
+}
+
+// ApplyTxInUndo: the result for each state the view may be in at the
+// outpoint and each kind of undo coin, and what the view holds afterwards.
+// A FAILED restore leaves the view exactly as it was.
+BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
+{
+    enum class At { NOTHING, UNSPENT, SPENT_HERE };
+    enum class Undo { PLAIN, COINBASE, SPENT, HEIGHT_0 };
+    const COutPoint out{uint256::FromHex("5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a").value(), 3};
+    const Coin other{CTxOut{777, KeyHashScript(1)}, 40, false};
+    const auto undo_coin = [](Undo kind) {
+        switch (kind) {
+        case Undo::PLAIN: return Coin{CTxOut{1234, KeyHashScript(2)}, 50, false};
+        case Undo::COINBASE: return Coin{CTxOut{5678, KeyHashScript(3)}, 60, true};
+        case Undo::SPENT: return Coin{};
+        case Undo::HEIGHT_0: return Coin{CTxOut{1234, KeyHashScript(2)}, 0, false};
+        }
+        throw std::logic_error("unknown undo kind");
+    };
+    struct Case {
+        At at;
+        Undo undo;
+        DisconnectResult result;
+    };
+    // clang-format off
+    const Case cases[]{
+        // view at out     undo coin        result
+        {At::NOTHING,    Undo::PLAIN,    DisconnectResult::OK},
+        {At::NOTHING,    Undo::COINBASE, DisconnectResult::OK},
+        {At::SPENT_HERE, Undo::PLAIN,    DisconnectResult::OK},
+        {At::UNSPENT,    Undo::PLAIN,    DisconnectResult::UNCLEAN},
+        {At::UNSPENT,    Undo::COINBASE, DisconnectResult::UNCLEAN},
+        {At::NOTHING,    Undo::SPENT,    DisconnectResult::FAILED},
+        {At::UNSPENT,    Undo::SPENT,    DisconnectResult::FAILED},
+        {At::NOTHING,    Undo::HEIGHT_0, DisconnectResult::FAILED},
+        {At::UNSPENT,    Undo::HEIGHT_0, DisconnectResult::FAILED},
+        {At::SPENT_HERE, Undo::HEIGHT_0, DisconnectResult::FAILED},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT("view state " << static_cast<int>(c.at) << ", undo kind " << static_cast<int>(c.undo))
+        {
+            CCoinsView empty;
+            CCoinsViewCache parent{&empty};
+            CCoinsViewCache view{&parent};
+            if (c.at != At::NOTHING) parent.AddCoin(out, Coin{other}, /*possible_overwrite=*/false);
+            if (c.at == At::SPENT_HERE) BOOST_REQUIRE(view.SpendCoin(out));
+            const std::optional<Coin> before = view.GetCoin(out);
+            const size_t entries = view.GetCacheSize();
+            const size_t usage = view.DynamicMemoryUsage();
+
+            const Coin undo = undo_coin(c.undo);
+            BOOST_CHECK(ApplyTxInUndo(Coin{undo}, view, out) == c.result);
+            if (c.result == DisconnectResult::FAILED) {
+                BOOST_CHECK(view.GetCoin(out) == before);
+                BOOST_CHECK_EQUAL(view.GetCacheSize(), entries);
+                BOOST_CHECK_EQUAL(view.DynamicMemoryUsage(), usage);
+                continue;
+            }
+            const std::optional<Coin> restored = view.GetCoin(out);
+            BOOST_REQUIRE(restored);
+            BOOST_CHECK(*restored == undo);
+            BOOST_CHECK_EQUAL(restored->IsCoinBase(), undo.IsCoinBase());
+            BOOST_CHECK_EQUAL(restored->nHeight, undo.nHeight);
+            view.Flush();
+            BOOST_CHECK(parent.GetCoin(out) == undo);
+        }
+    }
+}
+
+// UpdateCoins spends the inputs into the undo record in input order and
+// adds the outputs; a coinbase leaves the record alone. Spending the
+// outputs and applying the record backwards restores the view.
+BOOST_AUTO_TEST_CASE(update_coins_then_apply_undo)
+{
+    CCoinsViewDB db{DBParams{.path = "update_coins", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    CCoinsViewCache view{&db};
+    const CTransaction coinbase{MakeCoinbase(10, 50 * COIN)};
+    CTxUndo coinbase_undo;
+    UpdateCoins(coinbase, view, coinbase_undo, 10);
+    BOOST_CHECK(coinbase_undo.vprevout.empty());
+    const COutPoint a{coinbase.GetHash(), 0};
+    BOOST_CHECK(view.AccessCoin(a) == (Coin{coinbase.vout[0], 10, true}));
+    BOOST_CHECK(view.AccessCoin(a).IsCoinBase());
+    const CTransaction funding{MakeSpend({a}, {30 * COIN, 20 * COIN}, 100)};
+    CTxUndo funding_undo;
+    UpdateCoins(funding, view, funding_undo, 20);
+    const COutPoint b{funding.GetHash(), 0}, c{funding.GetHash(), 1};
+    view.SetBestBlock(FilledHash(1));
+    view.Flush();
+    const CoinMap start = ReadCoins(db);
+    BOOST_REQUIRE_EQUAL(start.size(), 2U);
+
+    // Inputs in the order c, b: the record follows the inputs, not the keys.
+    const CTransaction tx{MakeSpend({c, b}, {10 * COIN, 15 * COIN, 24 * COIN}, 200)};
+    CTxUndo undo;
+    UpdateCoins(tx, view, undo, 30);
+    BOOST_REQUIRE_EQUAL(undo.vprevout.size(), 2U);
+    BOOST_CHECK(undo.vprevout[0] == start.at(c));
+    BOOST_CHECK(undo.vprevout[1] == start.at(b));
+    BOOST_CHECK_EQUAL(undo.vprevout[0].nHeight, 20U);
+    BOOST_CHECK(!view.HaveCoin(b) && !view.HaveCoin(c));
+    for (uint32_t n = 0; n < 3; ++n) {
+        BOOST_CHECK(view.AccessCoin(COutPoint{tx.GetHash(), n}) == (Coin{tx.vout[n], 30, false}));
+    }
+
+    for (uint32_t n = 0; n < 3; ++n) BOOST_CHECK(view.SpendCoin(COutPoint{tx.GetHash(), n}));
+    for (size_t j = tx.vin.size(); j-- > 0;) {
+        BOOST_CHECK(ApplyTxInUndo(std::move(undo.vprevout[j]), view, tx.vin[j].prevout) == DisconnectResult::OK);
+    }
+    view.SetBestBlock(FilledHash(1));
+    view.Flush();
+    CheckSameCoins(ReadCoins(db), start, "after undoing the transaction");
+}
+
+// Random transactions through UpdateCoins on the top of a stack of two
+// caches over a database, some undone again through ApplyTxInUndo, layers
+// flushed and synced at random, the top checked against a std::map after
+// every step.
+BOOST_AUTO_TEST_CASE(update_coins_and_undo_against_model)
+{
+    std::mt19937_64 rng{17};
+    const auto below = [&rng](uint64_t n) { return rng() % n; };
+    CCoinsViewDB db{DBParams{.path = "update_coins_model", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = 1000}};
+    CCoinsViewCache middle{&db};
+    CCoinsViewCache top{&middle};
+    CoinMap model;
+    std::set<COutPoint> seen;
+    struct Applied {
+        CTransaction tx;
+        CTxUndo undo;
+        std::vector<Coin> spent;
+    };
+    std::vector<Applied> history;
+    size_t connected = 0, undone = 0, unclean = 0;
+
+    for (int step = 0; step < 600; ++step) {
+        const uint64_t roll = below(100);
+        const int height = step + 1;
+        if (roll < 60 || model.empty()) {
+            CMutableTransaction mtx;
+            const bool coinbase = model.empty() || below(8) == 0;
+            std::vector<Coin> spent;
+            if (coinbase) {
+                mtx = MakeCoinbase(height, 50 * COIN);
+            } else {
+                std::set<COutPoint> inputs;
+                const uint64_t wanted = 1 + below(3);
+                while (inputs.size() < std::min<size_t>(wanted, model.size())) {
+                    auto it = model.begin();
+                    std::advance(it, below(model.size()));
+                    inputs.insert(it->first);
+                }
+                for (const COutPoint& in : inputs) {
+                    mtx.vin.emplace_back(in);
+                    spent.push_back(model.at(in));
+                }
+                const uint64_t outputs = 1 + below(3);
+                for (uint64_t n = 0; n < outputs; ++n) mtx.vout.emplace_back(1000 + below(1000), KeyHashScript(static_cast<uint32_t>(step * 4 + n)));
+            }
+            const CTransaction tx{mtx};
+            CTxUndo undo;
+            UpdateCoins(tx, top, undo, height);
+            BOOST_REQUIRE_EQUAL(undo.vprevout.size(), spent.size());
+            for (size_t j = 0; j < spent.size(); ++j) {
+                BOOST_CHECK(undo.vprevout[j] == spent[j]);
+                model.erase(tx.vin[j].prevout);
+            }
+            for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+                model.insert_or_assign(COutPoint{tx.GetHash(), n}, Coin{tx.vout[n], height, coinbase});
+                seen.insert(COutPoint{tx.GetHash(), n});
+            }
+            for (const CTxIn& in : tx.vin) seen.insert(in.prevout);
+            history.push_back({tx, std::move(undo), std::move(spent)});
+            ++connected;
+        } else if (roll < 85 && !history.empty()) {
+            // Undo the latest transaction whose outputs are all still unspent.
+            Applied applied = std::move(history.back());
+            history.pop_back();
+            const CTransaction& tx = applied.tx;
+            bool outputs_unspent = true;
+            for (uint32_t n = 0; n < tx.vout.size(); ++n) outputs_unspent &= model.contains(COutPoint{tx.GetHash(), n});
+            if (!outputs_unspent) continue;
+            for (uint32_t n = 0; n < tx.vout.size(); ++n) {
+                const COutPoint out{tx.GetHash(), n};
+                Coin moved;
+                BOOST_CHECK(top.SpendCoin(out, &moved) && moved == model.at(out));
+                model.erase(out);
+            }
+            for (size_t j = tx.vin.size(); j-- > 0 && !tx.IsCoinBase();) {
+                const DisconnectResult result = ApplyTxInUndo(std::move(applied.undo.vprevout[j]), top, tx.vin[j].prevout);
+                BOOST_CHECK(result == DisconnectResult::OK);
+                unclean += result != DisconnectResult::OK;
+                model.emplace(tx.vin[j].prevout, applied.spent[j]);
+            }
+            ++undone;
+        } else {
+            CCoinsViewCache& layer = below(2) ? top : middle;
+            layer.SetBestBlock(FilledHash(static_cast<unsigned char>(1 + step % 200)));
+            if (below(2)) {
+                layer.Flush();
+            } else {
+                layer.Sync();
+            }
+        }
+        for (const COutPoint& out : seen) {
+            const auto it = model.find(out);
+            const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
+            if (top.GetCoin(out) != expected) {
+                BOOST_ERROR("step " << step << ": the view differs from the model at " << out.ToString());
+                return;
+            }
+        }
+        top.SanityCheck();
+        middle.SanityCheck();
+    }
+    BOOST_TEST_MESSAGE("connected " << connected << ", undone " << undone);
+    BOOST_CHECK_GT(connected, 200U);
+    BOOST_CHECK_GT(undone, 50U);
+    BOOST_CHECK_EQUAL(unclean, 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
