@@ -21,6 +21,7 @@ SaltedOutpointHasher::SaltedOutpointHasher(bool deterministic)
 }
 
 std::optional<Coin> CCoinsView::GetCoin(const COutPoint&) const { return std::nullopt; }
+std::optional<Coin> CCoinsView::PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
 bool CCoinsView::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
 uint256 CCoinsView::GetBestBlock() const { return uint256{}; }
 std::vector<uint256> CCoinsView::GetHeadBlocks() const { return {}; }
@@ -31,6 +32,7 @@ void CCoinsView::BatchWrite(CoinsViewCacheCursor&, const uint256&)
 std::unique_ptr<CCoinsViewCursor> CCoinsView::Cursor() const { return nullptr; }
 
 std::optional<Coin> CCoinsViewBacked::GetCoin(const COutPoint& outpoint) const { return m_base->GetCoin(outpoint); }
+std::optional<Coin> CCoinsViewBacked::PeekCoin(const COutPoint& outpoint) const { return m_base->PeekCoin(outpoint); }
 bool CCoinsViewBacked::HaveCoin(const COutPoint& outpoint) const { return m_base->HaveCoin(outpoint); }
 uint256 CCoinsViewBacked::GetBestBlock() const { return m_base->GetBestBlock(); }
 std::vector<uint256> CCoinsViewBacked::GetHeadBlocks() const { return m_base->GetHeadBlocks(); }
@@ -106,6 +108,17 @@ std::optional<Coin> CCoinsViewCache::GetCoin(const COutPoint& outpoint) const
         return it->second.coin;
     }
     return std::nullopt;
+}
+
+std::optional<Coin> CCoinsViewCache::PeekCoin(const COutPoint& outpoint) const
+{
+    if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) {
+        // A spent entry is a spend the parent may not know of yet: asking
+        // it would resurrect the coin.
+        if (it->second.coin.IsSpent()) return std::nullopt;
+        return it->second.coin;
+    }
+    return m_base->PeekCoin(outpoint);
 }
 
 bool CCoinsViewCache::HaveCoin(const COutPoint& outpoint) const

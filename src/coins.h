@@ -295,6 +295,10 @@ public:
 
     // The unspent coin at outpoint, if any.
     virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const;
+    // The same answer as GetCoin, but no cache on the way down keeps a copy:
+    // for a reader (a prefetcher, a one-off lookup) whose coins should not
+    // displace what the caches hold or count against their memory.
+    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const;
     virtual bool HaveCoin(const COutPoint& outpoint) const;
     // The block this view's coins are the state after; null when unknown.
     virtual uint256 GetBestBlock() const;
@@ -316,6 +320,7 @@ public:
     explicit CCoinsViewBacked(CCoinsView* view) : m_base{view} {}
 
     std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override;
     bool HaveCoin(const COutPoint& outpoint) const override;
     uint256 GetBestBlock() const override;
     std::vector<uint256> GetHeadBlocks() const override;
@@ -338,6 +343,9 @@ public:
     CCoinsViewCache& operator=(const CCoinsViewCache&) = delete;
 
     std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    // This cache's entry if it has one (a spent entry reads as no coin),
+    // else the parent's PeekCoin; inserts nothing here.
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override;
     bool HaveCoin(const COutPoint& outpoint) const override;
     uint256 GetBestBlock() const override;
     void SetBestBlock(const uint256& block_hash);

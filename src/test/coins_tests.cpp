@@ -738,6 +738,20 @@ private:
         }
         CCoinsViewCache& view = *m_layers[level].cache;
         const auto& model = m_models[level + 1];
+        // PeekCoin first: it must agree with the model and leave every
+        // layer's entries and memory as they were.
+        std::vector<std::pair<size_t, size_t>> sizes;
+        for (const auto& layer : m_layers) sizes.emplace_back(layer.cache->GetCacheSize(), layer.cache->DynamicMemoryUsage());
+        for (size_t u = 0; u < count && !m_failed; ++u) {
+            const auto it = model.find(m_universe[u]);
+            const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
+            SIM_EXPECT(view.PeekCoin(m_universe[u]) == expected, "layer " + std::to_string(level) + " peeks " +
+                                                                      Describe(view.PeekCoin(m_universe[u])) + " at " + m_universe[u].ToString() + ", model " + Describe(expected));
+        }
+        for (size_t j = 0; j < m_layers.size(); ++j) {
+            SIM_EXPECT(sizes[j] == std::make_pair(m_layers[j].cache->GetCacheSize(), m_layers[j].cache->DynamicMemoryUsage()),
+                       "PeekCoin changed layer " + std::to_string(j));
+        }
         const uint64_t method = (m_step + level) % 3;
         for (size_t u = 0; u < count && !m_failed; ++u) {
             const COutPoint& outpoint = m_universe[u];
@@ -1588,6 +1602,58 @@ BOOST_AUTO_TEST_CASE(addcoins_state_table)
             BOOST_CHECK(base.GetCoin(out0) == (Coin{tx.vout[0], 77, c.coinbase}));
         }
     }
+}
+
+// PeekCoin through two caches over a database answers as GetCoin does, a
+// spent entry in either cache hiding the coin below it, and leaves both
+// caches' entries and memory exactly as they were; GetCoin then fills them.
+BOOST_AUTO_TEST_CASE(peekcoin_fills_no_cache)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x60), n}; };
+    TempDirFixture tmp;
+    CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 1 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    {
+        CCoinsViewCache loader{&db, /*deterministic=*/true};
+        for (uint32_t n = 0; n < 6; ++n) loader.AddCoin(outpoint(n), CoinOf(n % 2 ? Val::V1 : Val::V0), /*possible_overwrite=*/false);
+        loader.SetBestBlock(BLOCK_A);
+        loader.Flush();
+    }
+    CCoinsViewCache middle{&db, /*deterministic=*/true};
+    CCoinsViewCache top{&middle, /*deterministic=*/true};
+    // 0: only in the database. 1: spent in the middle cache. 2: spent in the
+    // top cache. 3: overwritten in the top cache. 4: cached clean in the
+    // middle. 5: cached clean in both. 6: added in the middle. 7: nowhere.
+    BOOST_REQUIRE(middle.SpendCoin(outpoint(1)));
+    BOOST_REQUIRE(top.SpendCoin(outpoint(2)));
+    top.AddCoin(outpoint(3), CoinOf(Val::V2), /*possible_overwrite=*/true);
+    BOOST_REQUIRE(middle.HaveCoin(outpoint(4)));
+    BOOST_REQUIRE(top.HaveCoin(outpoint(5)));
+    middle.AddCoin(outpoint(6), CoinOf(Val::V2), /*possible_overwrite=*/false);
+    const std::optional<Coin> expected[]{CoinOf(Val::V0), std::nullopt, std::nullopt, CoinOf(Val::V2),
+                                         CoinOf(Val::V0), CoinOf(Val::V1), CoinOf(Val::V2), std::nullopt};
+
+    const size_t top_entries = top.GetCacheSize(), middle_entries = middle.GetCacheSize();
+    const size_t top_usage = top.DynamicMemoryUsage(), middle_usage = middle.DynamicMemoryUsage();
+    for (uint32_t n = 0; n < std::size(expected); ++n) {
+        BOOST_TEST_CONTEXT("outpoint " << n)
+        {
+            BOOST_CHECK_EQUAL(Describe(top.PeekCoin(outpoint(n))), Describe(expected[n]));
+            // The database's PeekCoin is its GetCoin.
+            BOOST_CHECK(db.PeekCoin(outpoint(n)) == db.GetCoin(outpoint(n)));
+        }
+    }
+    BOOST_CHECK_EQUAL(top.GetCacheSize(), top_entries);
+    BOOST_CHECK_EQUAL(middle.GetCacheSize(), middle_entries);
+    BOOST_CHECK_EQUAL(top.DynamicMemoryUsage(), top_usage);
+    BOOST_CHECK_EQUAL(middle.DynamicMemoryUsage(), middle_usage);
+    BOOST_CHECK(!top.HaveCoinInCache(outpoint(0)) && !middle.HaveCoinInCache(outpoint(0)));
+
+    // GetCoin gives the same answers, and does fill the caches.
+    for (uint32_t n = 0; n < std::size(expected); ++n) BOOST_CHECK_EQUAL(Describe(top.GetCoin(outpoint(n))), Describe(expected[n]));
+    BOOST_CHECK(top.HaveCoinInCache(outpoint(0)) && middle.HaveCoinInCache(outpoint(0)));
+    BOOST_CHECK_GT(top.GetCacheSize(), top_entries);
+    top.SanityCheck();
+    middle.SanityCheck();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
