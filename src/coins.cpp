@@ -257,6 +257,17 @@ void CCoinsViewCache::Sync()
     m_base->BatchWrite(cursor, GetBestBlock());
 }
 
+void CCoinsViewCache::Reset() noexcept
+{
+    // Destroying an entry takes it off the flagged list, so the list ends
+    // empty with the map. As after a flush, the bucket array stays for the
+    // next use and the pool rewinds once every node is back.
+    m_cache_coins.clear();
+    if (m_cache_coins_memory_resource.PooledBytesInUse() == 0) m_cache_coins_memory_resource.Rewind();
+    m_cached_coins_usage = 0;
+    m_best_block = uint256{};
+}
+
 void CCoinsViewCache::Uncache(const COutPoint& outpoint)
 {
     auto it = m_cache_coins.find(outpoint);

@@ -382,6 +382,30 @@ public:
     // clean, so that the blocks that follow still find them here.
     void Sync();
 
+    // Forgets everything, flagged entries included, and the best block, as
+    // if the cache had just been made over its parent: nothing reaches the
+    // parent. For a view reused block after block whose changes are wanted
+    // only when the block connects (and were then flushed before this).
+    void Reset() noexcept;
+
+    // Calls Reset() on the cache when it goes out of scope, so that every
+    // way out of the scope using an ephemeral view, a throw or an early
+    // return on an invalid block included, leaves the view empty for the
+    // next use.
+    class ResetGuard
+    {
+    public:
+        ResetGuard(const ResetGuard&) = delete;
+        ResetGuard& operator=(const ResetGuard&) = delete;
+        ~ResetGuard() { m_cache.Reset(); }
+
+    private:
+        friend class CCoinsViewCache;
+        explicit ResetGuard(CCoinsViewCache& cache) noexcept : m_cache{cache} {}
+        CCoinsViewCache& m_cache;
+    };
+    [[nodiscard]] ResetGuard CreateResetGuard() noexcept { return ResetGuard{*this}; }
+
     // Drops a clean entry to free memory; flagged entries stay.
     void Uncache(const COutPoint& outpoint);
 

@@ -1656,4 +1656,95 @@ BOOST_AUTO_TEST_CASE(peekcoin_fills_no_cache)
     middle.SanityCheck();
 }
 
+// An ephemeral view reused round after round, as Core reuses one per block:
+// random changes on a cache over a database, then either a flush (the block
+// connected), a throw, or just the end of the scope, with a ResetGuard in
+// every case. The database is compared with a std::map model after each
+// round, and the cache must be as new: no entries, nothing flagged, no coin
+// memory, the database's best block, and the database untouched unless
+// flushed into.
+BOOST_AUTO_TEST_CASE(reset_guard_against_model)
+{
+    TestRand rand{21};
+    std::vector<COutPoint> universe;
+    for (uint32_t n = 0; n < 40; ++n) universe.emplace_back(HashFromByte(static_cast<unsigned char>(0x70 + n % 4)), n);
+    TempDirFixture tmp;
+    CCoinsViewDB db{DBParams{.path = tmp.m_path / "chainstate", .cache_bytes = 1 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    CCoinsViewCache ephemeral{&db, /*deterministic=*/true};
+    std::map<COutPoint, Coin> model;
+    uint256 model_best;
+    size_t flushed = 0, thrown = 0, dropped = 0;
+
+    for (int round = 0; round < 80; ++round) {
+        std::map<COutPoint, Coin> pending = model;
+        const uint64_t ending = rand.Below(3);
+        try {
+            const auto guard = ephemeral.CreateResetGuard();
+            const uint64_t ops = 1 + rand.Below(30);
+            for (uint64_t op = 0; op < ops; ++op) {
+                const COutPoint& outpoint = universe[rand.Below(universe.size())];
+                switch (rand.Below(3)) {
+                case 0: {
+                    const Coin coin = RandomCoin(rand, /*allow_unspendable=*/false);
+                    ephemeral.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/pending.contains(outpoint) || rand.Bool());
+                    pending.insert_or_assign(outpoint, coin);
+                    break;
+                }
+                case 1: {
+                    // A spent entry counts as found too: only a coin must be.
+                    const bool found = ephemeral.SpendCoin(outpoint);
+                    BOOST_CHECK(found || !pending.contains(outpoint));
+                    pending.erase(outpoint);
+                    break;
+                }
+                default: {
+                    const auto it = pending.find(outpoint);
+                    BOOST_CHECK(ephemeral.GetCoin(outpoint) == (it == pending.end() ? std::nullopt : std::optional{it->second}));
+                }
+                }
+            }
+            const uint256 block = rand.Hash();
+            ephemeral.SetBestBlock(block);
+            BOOST_CHECK(ephemeral.GetBestBlock() == block);
+            if (ending == 0) {
+                ephemeral.Flush();
+                model = pending;
+                model_best = block;
+                ++flushed;
+            } else if (ending == 1) {
+                throw std::runtime_error("invalid block");
+            } else {
+                ++dropped;
+            }
+        } catch (const std::runtime_error&) {
+            ++thrown;
+        }
+
+        BOOST_TEST_CONTEXT("round " << round << ", ending " << ending)
+        {
+            BOOST_CHECK_EQUAL(ephemeral.GetCacheSize(), 0U);
+            BOOST_CHECK_EQUAL(ephemeral.GetDirtyCount(), 0U);
+            BOOST_CHECK_EQUAL(ephemeral.DynamicMemoryUsage(), ephemeral.RecomputeDynamicMemoryUsage());
+            ephemeral.SanityCheck();
+            BOOST_CHECK(db.GetBestBlock() == model_best);
+            BOOST_CHECK(ephemeral.GetBestBlock() == model_best);
+            std::map<COutPoint, Coin> stored;
+            for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) {
+                COutPoint outpoint;
+                Coin coin;
+                BOOST_REQUIRE(cursor->GetKey(outpoint) && cursor->GetValue(coin));
+                stored.emplace(outpoint, coin);
+            }
+            BOOST_CHECK_MESSAGE(stored == model, FirstDifference(stored, model));
+            for (const COutPoint& outpoint : universe) {
+                const auto it = model.find(outpoint);
+                BOOST_CHECK(ephemeral.PeekCoin(outpoint) == (it == model.end() ? std::nullopt : std::optional{it->second}));
+            }
+        }
+    }
+    BOOST_CHECK_GT(flushed, 10U);
+    BOOST_CHECK_GT(thrown, 10U);
+    BOOST_CHECK_GT(dropped, 10U);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
