@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -152,6 +155,9 @@ struct CDBWrapper::Impl {
     leveldb::WriteOptions write_options;
     leveldb::WriteOptions sync_options;
     std::unique_ptr<leveldb::DB> db;
+    // Compactions started by CompactFullAsync and maybe still running.
+    std::mutex compactions_mutex;
+    std::vector<std::shared_future<void>> compactions;
 };
 
 // A batch's records are staged as they come and handed to LevelDB sorted by
@@ -316,7 +322,10 @@ CDBWrapper::CDBWrapper(const DBParams& params)
 
 CDBWrapper::~CDBWrapper()
 {
-    // The database must close before the cache, filter and env it uses.
+    // A running compaction uses the database; it must end before that
+    // closes. The database must close before the cache, filter and env it
+    // uses.
+    for (const auto& compaction : m_impl->compactions) compaction.wait();
     m_impl->db.reset();
 }
 
@@ -366,6 +375,29 @@ size_t CDBWrapper::DynamicMemoryUsage() const
     std::string value;
     if (!m_impl->db->GetProperty("leveldb.approximate-memory-usage", &value)) return 0;
     return std::stoull(value);
+}
+
+std::optional<std::string> CDBWrapper::GetProperty(const std::string& name) const
+{
+    std::string value;
+    if (!m_impl->db->GetProperty(name, &value)) return std::nullopt;
+    return value;
+}
+
+void CDBWrapper::CompactFull()
+{
+    // Null bounds: from before the first key to past the last.
+    m_impl->db->CompactRange(nullptr, nullptr);
+}
+
+std::shared_future<void> CDBWrapper::CompactFullAsync()
+{
+    std::shared_future<void> compaction = std::async(std::launch::async, [this] { CompactFull(); }).share();
+    const std::lock_guard lock{m_impl->compactions_mutex};
+    // Finished ones need no waiting at destruction.
+    std::erase_if(m_impl->compactions, [](const auto& f) { return f.wait_for(std::chrono::seconds{0}) == std::future_status::ready; });
+    m_impl->compactions.push_back(compaction);
+    return compaction;
 }
 
 CDBBatch::CDBBatch(const CDBWrapper& parent) : m_parent{parent}, m_impl{std::make_unique<Impl>()} {}

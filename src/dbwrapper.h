@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -262,6 +263,18 @@ public:
 
     // LevelDB's own estimate of its memory use (memtables and caches).
     size_t DynamicMemoryUsage() const;
+
+    // A LevelDB property by name, e.g. "leveldb.stats",
+    // "leveldb.approximate-memory-usage", "leveldb.sstables" or
+    // "leveldb.num-files-at-level2"; nullopt for a name LevelDB does not know.
+    std::optional<std::string> GetProperty(const std::string& name) const;
+    // Compacts every key range, dropping erased and overwritten records from
+    // the files, and returns when done.
+    void CompactFull();
+    // The same on a thread of its own; the future is ready once it is done.
+    // Destroying the wrapper waits for it, since the compaction uses the
+    // open database.
+    std::shared_future<void> CompactFullAsync();
     const Obfuscation& GetObfuscation() const { return m_obfuscation; }
     const std::string& GetName() const { return m_name; }
 

@@ -161,6 +161,10 @@ void CCoinsViewDB::ResizeCache(size_t new_cache_bytes)
     m_db = std::make_unique<CDBWrapper>(m_db_params);
 }
 
+std::optional<std::string> CCoinsViewDB::GetDBProperty(const std::string& name) const { return m_db->GetProperty(name); }
+void CCoinsViewDB::CompactFull() { m_db->CompactFull(); }
+std::shared_future<void> CCoinsViewDB::CompactFullAsync() { return m_db->CompactFullAsync(); }
+
 std::optional<Coin> CCoinsViewDB::GetCoin(const COutPoint& outpoint) const
 {
     Coin coin;

@@ -6,7 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
+#include <optional>
+#include <string>
 
 // Whether a's chainstate key sorts before b's: by txid bytes, then by the
 // bytes of VARINT(vout), the order CCoinsViewDB's cursor walks.
@@ -55,8 +58,18 @@ public:
     std::unique_ptr<CCoinsViewCursor> Cursor() const override;
     size_t EstimateSize() const override;
 
-    // Reopens the database with a different LevelDB cache size.
+    // Reopens the database with a different LevelDB cache size; waits for
+    // a compaction CompactFullAsync started.
     void ResizeCache(size_t new_cache_bytes);
+
+    // A LevelDB property of the chainstate, e.g. "leveldb.stats"; nullopt
+    // for an unknown name (see CDBWrapper::GetProperty).
+    std::optional<std::string> GetDBProperty(const std::string& name) const;
+    // Compacts the whole chainstate, dropping spent coins' records from the
+    // files: synchronously, or on a thread of its own with a future that is
+    // ready when it is done.
+    void CompactFull();
+    std::shared_future<void> CompactFullAsync();
 
     const CoinsViewOptions& GetOptions() const { return m_options; }
     const CoinsFlushStats& LastFlushStats() const { return m_last_flush; }

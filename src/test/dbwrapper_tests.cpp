@@ -1,6 +1,6 @@
 // CDBWrapper: obfuscation as it lands on disk, reopening, batches, key
 // order, size estimates, in-memory databases, wiping, and LevelDB failures
-// surfacing as dbwrapper_error.
+// surfacing as dbwrapper_error, properties and full compactions.
 //
 // The obfuscation checks read the LevelDB files themselves (values are not
 // compressed, so their bytes appear verbatim in the .log/.ldb files) instead
@@ -14,8 +14,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -747,6 +749,98 @@ BOOST_AUTO_TEST_CASE(failed_write_stops_all_writes)
     BOOST_CHECK(!reopened.Exists(Key({'c'})));
     reopened.Write(Key({'c'}), Payload(3));
     BOOST_CHECK(reopened.Exists(Key({'c'})));
+}
+
+// Known LevelDB properties have values, unknown names none.
+BOOST_AUTO_TEST_CASE(properties)
+{
+    CDBWrapper db{DBParams{.path = "properties", .memory_only = true}};
+    db.Write(Key({'p'}), RawBytes{Payload(1)});
+    struct Case {
+        const char* name;
+        bool known;
+    };
+    // clang-format off
+    const Case cases[]{
+        {"leveldb.stats",                    true},
+        {"leveldb.sstables",                 true},
+        {"leveldb.approximate-memory-usage", true},
+        {"leveldb.num-files-at-level0",      true},
+        {"leveldb.num-files-at-level6",      true},
+        {"leveldb.num-files-at-level7",      false},
+        {"leveldb.no-such-property",         false},
+        {"rocksdb.stats",                    false},
+        {"",                                 false},
+    };
+    // clang-format on
+    for (const Case& c : cases) BOOST_CHECK_MESSAGE(db.GetProperty(c.name).has_value() == c.known, "property \"" << c.name << "\"");
+    BOOST_CHECK_NE(db.GetProperty("leveldb.stats")->find("Compactions"), std::string::npos);
+    BOOST_CHECK_EQUAL(std::stoull(*db.GetProperty("leveldb.approximate-memory-usage")), db.DynamicMemoryUsage());
+    BOOST_CHECK_EQUAL(*db.GetProperty("leveldb.num-files-at-level0"), "0");
+}
+
+// Erasing keys leaves their records in the table files; a full compaction,
+// synchronous or not, drops them and the size estimate with them.
+BOOST_AUTO_TEST_CASE(compact_full_drops_erased_records)
+{
+    TempDirFixture tmp;
+    CDBWrapper db{OnDisk(tmp.m_path / "db", /*obfuscate=*/true)};
+    constexpr size_t ENTRIES = 4000;
+    const auto key = [](unsigned char prefix, size_t i) { return Key({prefix, static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}); };
+    for (const unsigned char prefix : {'a', 'b'}) {
+        CDBBatch batch{db};
+        for (size_t i = 0; i < ENTRIES; ++i) batch.Write(key(prefix, i), RawBytes{std::vector<unsigned char>(100, static_cast<unsigned char>(i))});
+        db.WriteBatch(batch);
+    }
+    // Into table files first: the estimate does not see the log.
+    db.CompactFull();
+    const size_t raw_bytes = ENTRIES * 103;
+    const auto size_of = [&](unsigned char prefix) { return db.EstimateSize(Key({prefix}), Key({static_cast<unsigned char>(prefix + 1)})); };
+    BOOST_REQUIRE_GE(size_of('a'), raw_bytes / 2);
+    BOOST_REQUIRE_GE(size_of('b'), raw_bytes / 2);
+
+    for (const unsigned char prefix : {'a', 'b'}) {
+        CDBBatch batch{db};
+        for (size_t i = 0; i < ENTRIES; ++i) batch.Erase(key(prefix, i));
+        db.WriteBatch(batch);
+    }
+    BOOST_CHECK_GE(size_of('a'), raw_bytes / 2);
+    db.CompactFull();
+    BOOST_CHECK_LT(size_of('a'), 1024U);
+    BOOST_CHECK_LT(size_of('b'), 1024U);
+    BOOST_CHECK(!db.Exists(key('a', 7)));
+
+    // The same asynchronously.
+    {
+        CDBBatch batch{db};
+        for (size_t i = 0; i < ENTRIES; ++i) batch.Write(key('c', i), RawBytes{std::vector<unsigned char>(100, 0x5c)});
+        db.WriteBatch(batch);
+    }
+    BOOST_REQUIRE(db.CompactFullAsync().wait_for(std::chrono::minutes{1}) == std::future_status::ready);
+    BOOST_REQUIRE_GE(size_of('c'), raw_bytes / 2);
+    {
+        CDBBatch batch{db};
+        for (size_t i = 0; i < ENTRIES; ++i) batch.Erase(key('c', i));
+        db.WriteBatch(batch);
+    }
+    const std::shared_future<void> compaction = db.CompactFullAsync();
+    BOOST_REQUIRE(compaction.wait_for(std::chrono::minutes{1}) == std::future_status::ready);
+    compaction.get();
+    BOOST_CHECK_LT(size_of('c'), 1024U);
+}
+
+// Closing a database while its compaction runs waits for the compaction.
+BOOST_AUTO_TEST_CASE(close_waits_for_async_compaction)
+{
+    std::shared_future<void> compaction;
+    {
+        CDBWrapper db{DBParams{.path = "closing", .memory_only = true}};
+        CDBBatch batch{db};
+        for (size_t i = 0; i < 2000; ++i) batch.Write(Key({'k', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}), RawBytes{Payload(3)});
+        db.WriteBatch(batch);
+        compaction = db.CompactFullAsync();
+    }
+    BOOST_CHECK(compaction.wait_for(std::chrono::seconds{0}) == std::future_status::ready);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -14,6 +14,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <random>
@@ -744,6 +746,40 @@ BOOST_AUTO_TEST_CASE(resize_cache_keeps_data)
     CheckAllPresent(db, more);
     CheckAllPresent(db, coins);
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xbc).GetHex());
+}
+
+// CCoinsViewDB passes properties and full compactions through to LevelDB:
+// spent coins' records leave the files once compacted.
+BOOST_AUTO_TEST_CASE(properties_and_full_compaction)
+{
+    TempDirFixture tmp;
+    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    BOOST_CHECK(db.GetDBProperty("leveldb.stats").has_value());
+    BOOST_CHECK(db.GetDBProperty("leveldb.approximate-memory-usage").has_value());
+    BOOST_CHECK(!db.GetDBProperty("leveldb.unknown").has_value());
+
+    const auto coins = MakeCoins(3000, 0x41);
+    CCoinsViewCache cache{&db, /*deterministic=*/true};
+    for (const auto& [outpoint, coin] : coins) cache.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/false);
+    cache.SetBestBlock(Hash(1, 1, 1));
+    cache.Flush();
+    db.CompactFull();
+    const size_t full = db.EstimateSize();
+    BOOST_REQUIRE_GT(full, 3000U * 10);
+
+    for (const auto& [outpoint, coin] : coins) BOOST_REQUIRE(cache.SpendCoin(outpoint));
+    cache.SetBestBlock(Hash(2, 2, 2));
+    cache.Flush();
+    BOOST_CHECK_GE(db.EstimateSize(), full / 2);
+    BOOST_REQUIRE(db.CompactFullAsync().wait_for(std::chrono::minutes{1}) == std::future_status::ready);
+    BOOST_CHECK_LT(db.EstimateSize(), 1024U);
+    BOOST_CHECK_EQUAL(CountPresent(db, coins), 0U);
+    BOOST_CHECK(db.GetBestBlock() == Hash(2, 2, 2));
+    // A compaction still running when the cache is resized is waited for.
+    const auto compaction = db.CompactFullAsync();
+    db.ResizeCache(2 << 20);
+    BOOST_CHECK(compaction.wait_for(std::chrono::seconds{0}) == std::future_status::ready);
+    BOOST_CHECK(db.GetBestBlock() == Hash(2, 2, 2));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
