@@ -42,8 +42,12 @@ void CoinsViewCacheCursor::Release(CoinsCachePair& current)
 {
     // A flush drops the whole map afterwards; only spent entries of a sync
     // go now, since a cache keeps no record of a spend its parent has.
+    if (current.second.IsDirty()) {
+        Assume(m_dirty_count > 0);
+        --m_dirty_count;
+    }
     if (current.second.coin.IsSpent() && !m_will_erase) {
-        m_usage -= current.second.coin.DynamicMemoryUsage();
+        if (m_usage) *m_usage -= current.second.coin.DynamicMemoryUsage();
         m_map.erase(current.first);
     } else {
         current.second.SetClean();
@@ -73,7 +77,7 @@ Coin CoinsViewCacheCursor::MoveOrCopyCoin(CoinsCachePair& current)
     // The script's heap block leaves with the coin (a moved-from vector
     // owns none), so it leaves the accounting now; releasing the entry
     // then subtracts nothing more for it.
-    m_usage -= current.second.coin.DynamicMemoryUsage();
+    if (m_usage) *m_usage -= current.second.coin.DynamicMemoryUsage();
     return std::move(current.second.coin);
 }
 std::unique_ptr<CCoinsViewCursor> CCoinsViewBacked::Cursor() const { return m_base->Cursor(); }
@@ -169,7 +173,7 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
     }
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     it->second.coin = std::move(coin);
-    CCoinsCacheEntry::SetDirty(*it, m_sentinel);
+    MarkDirty(*it);
     if (fresh) CCoinsCacheEntry::SetFresh(*it, m_sentinel);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
@@ -178,7 +182,7 @@ void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coi
 {
     auto [it, inserted] = m_cache_coins.try_emplace(std::move(outpoint), std::move(coin));
     if (!inserted) return;
-    CCoinsCacheEntry::SetDirty(*it, m_sentinel);
+    MarkDirty(*it);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -190,9 +194,11 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
     if (moveout) *moveout = std::move(it->second.coin);
     if (it->second.IsFresh()) {
         // The parent never saw this coin: forgetting it is the whole spend.
+        // FRESH entries are DIRTY too.
+        --m_dirty_count;
         m_cache_coins.erase(it);
     } else {
-        CCoinsCacheEntry::SetDirty(*it, m_sentinel);
+        MarkDirty(*it);
         it->second.coin.Clear();
     }
     return true;
@@ -213,7 +219,7 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
             m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
             // FRESH carries over only when the child knew its parent (us)
             // had nothing; a non-FRESH child entry may exist further down.
-            CCoinsCacheEntry::SetDirty(*added, m_sentinel);
+            MarkDirty(*added);
             if (child.IsFresh()) CCoinsCacheEntry::SetFresh(*added, m_sentinel);
             continue;
         }
@@ -223,6 +229,7 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
         if (ours->second.IsFresh() && child.coin.IsSpent()) {
             // Our parent never saw the coin and it is now spent: drop it.
             m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
+            --m_dirty_count;
             m_cache_coins.erase(ours);
             continue;
         }
@@ -231,15 +238,16 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
         m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
         // Never add FRESH here: our entry may be a spend our parent still
         // has to learn about.
-        CCoinsCacheEntry::SetDirty(*ours, m_sentinel);
+        MarkDirty(*ours);
     }
     m_best_block = best_block;
 }
 
 void CCoinsViewCache::Flush()
 {
-    CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/true};
+    CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/true, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
+    Assume(m_dirty_count == 0);
     // The parent holds everything and only clean entries are left. The
     // nodes go back to the pool and the bucket array stays, so refilling
     // the cache neither allocates nor rehashes its way up again.
@@ -253,8 +261,9 @@ void CCoinsViewCache::Flush()
 
 void CCoinsViewCache::Sync()
 {
-    CoinsViewCacheCursor cursor{m_cached_coins_usage, m_sentinel, m_cache_coins, /*will_erase=*/false};
+    CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/false, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
+    Assume(m_dirty_count == 0);
 }
 
 void CCoinsViewCache::Reset() noexcept
@@ -265,6 +274,7 @@ void CCoinsViewCache::Reset() noexcept
     m_cache_coins.clear();
     if (m_cache_coins_memory_resource.PooledBytesInUse() == 0) m_cache_coins_memory_resource.Rewind();
     m_cached_coins_usage = 0;
+    m_dirty_count = 0;
     m_best_block = uint256{};
 }
 
@@ -276,14 +286,10 @@ void CCoinsViewCache::Uncache(const COutPoint& outpoint)
     m_cache_coins.erase(it);
 }
 
-size_t CCoinsViewCache::GetDirtyCount() const
+void CCoinsViewCache::MarkDirty(CoinsCachePair& pair)
 {
-    size_t count = 0;
-    for (const CoinsCachePair* it = m_sentinel.second.Next(); it != &m_sentinel; it = it->second.Next()) {
-        Assume(it->second.IsDirty());
-        ++count;
-    }
-    return count;
+    if (!pair.second.IsDirty()) ++m_dirty_count;
+    CCoinsCacheEntry::SetDirty(pair, m_sentinel);
 }
 
 size_t CCoinsViewCache::RecomputeDynamicMemoryUsage() const
@@ -297,7 +303,9 @@ void CCoinsViewCache::SanityCheck() const
 {
     size_t recomputed_usage = 0;
     size_t flagged = 0;
+    size_t dirty = 0;
     for (const auto& [outpoint, entry] : m_cache_coins) {
+        dirty += entry.IsDirty();
         // Rows of the state table in coins.h that may never exist.
         assert(!(entry.IsFresh() && !entry.IsDirty()));
         assert(!(entry.coin.IsSpent() && entry.IsFresh()));
@@ -307,6 +315,7 @@ void CCoinsViewCache::SanityCheck() const
         recomputed_usage += entry.coin.DynamicMemoryUsage();
     }
     assert(recomputed_usage == m_cached_coins_usage);
+    assert(dirty == m_dirty_count);
 
     // Both directions of the list agree, every member is a flagged entry of
     // this map, and there are exactly as many members as flagged entries:

@@ -234,10 +234,14 @@ using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpoint
 class CoinsViewCacheCursor
 {
 public:
+    // dirty_count: the cache's count of DIRTY entries, counted down as each
+    // is released, so it is 0 after a complete write and, after a failed
+    // one, the number of DIRTY entries still waiting (Core's meaning).
     // usage: the cache's accounting of its coins' heap bytes, kept exact
-    // as entries are erased or have their coin moved out.
-    CoinsViewCacheCursor(size_t& usage, CoinsCachePair& sentinel, CCoinsMap& map, bool will_erase)
-        : m_usage{usage}, m_sentinel{sentinel}, m_map{map}, m_will_erase{will_erase} {}
+    // as entries are erased or have their coin moved out; null for a
+    // caller that keeps none.
+    CoinsViewCacheCursor(size_t& dirty_count, CoinsCachePair& sentinel, CCoinsMap& map, bool will_erase, size_t* usage = nullptr)
+        : m_dirty_count{dirty_count}, m_usage{usage}, m_sentinel{sentinel}, m_map{map}, m_will_erase{will_erase} {}
 
     // The oldest entry not released yet.
     CoinsCachePair* Begin() const { return m_sentinel.second.Next(); }
@@ -262,7 +266,8 @@ public:
 private:
     void Release(CoinsCachePair& current);
 
-    size_t& m_usage;
+    size_t& m_dirty_count;
+    size_t* m_usage;
     CoinsCachePair& m_sentinel;
     CCoinsMap& m_map;
     bool m_will_erase;
@@ -416,9 +421,10 @@ public:
     // Memory one more cached coin costs at least: its map node and bucket.
     static constexpr size_t MIN_BYTES_PER_ENTRY = COINS_MAP_MAX_BLOCK_BYTES + sizeof(void*);
     size_t DynamicMemoryUsage() const;
-    // Entries with a DIRTY flag: the length of the flagged list, since a
-    // cache never holds FRESH without DIRTY. Zero right after a Sync.
-    size_t GetDirtyCount() const;
+    // Entries with a DIRTY flag, kept as they change rather than counted:
+    // also the length of the flagged list, since a cache never holds FRESH
+    // without DIRTY. Zero right after a Flush, a Sync or a Reset.
+    size_t GetDirtyCount() const { return m_dirty_count; }
 
     // DynamicMemoryUsage() recomputed entry by entry, to check the running
     // count against. Walks the whole map. For tests.
@@ -431,6 +437,8 @@ private:
     // The entry for outpoint, reading it from the parent if needed; end()
     // when nobody has an unspent coin.
     CCoinsMap::iterator FetchCoin(const COutPoint& outpoint) const;
+    // Flags the entry DIRTY, counting it if it was not already.
+    void MarkDirty(CoinsCachePair& pair);
 
     mutable uint256 m_best_block;
     // Declared before the map so that it outlives the entries linked to it.
@@ -441,6 +449,9 @@ private:
     // Heap bytes of the cached coins' scripts; the map's own nodes are
     // added in DynamicMemoryUsage().
     mutable size_t m_cached_coins_usage{0};
+    // Entries flagged DIRTY; the cursor counts it down as a write releases
+    // them.
+    size_t m_dirty_count{0};
 };
 
 // Adds every output of `tx` to `view` as a coin of `height`: Core's step of

@@ -1747,4 +1747,66 @@ BOOST_AUTO_TEST_CASE(reset_guard_against_model)
     BOOST_CHECK_GT(dropped, 10U);
 }
 
+// The cursor counts the cache's DIRTY entries down as it releases them, to
+// 0 after a complete write into a test view or a parent cache, flush or
+// sync alike; a FRESH-only entry (never made by a cache) is not counted.
+BOOST_AUTO_TEST_CASE(cursor_counts_down_dirty_count)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x80), n}; };
+    struct Entry {
+        Val value;
+        int flags;
+    };
+    // clang-format off
+    const Entry entries[]{
+        {Val::V0,    DIRTY},
+        {Val::V1,    DIRTY | FRESH},
+        {Val::V2,    FRESH},
+        {Val::SPENT, DIRTY},
+        {Val::V0,    CLEAN},
+    };
+    // clang-format on
+    for (const bool will_erase : {true, false}) {
+        for (const bool into_cache : {false, true}) {
+            BOOST_TEST_CONTEXT("will_erase " << will_erase << ", into a cache " << into_cache)
+            {
+                FlaggedMap flagged;
+                for (uint32_t n = 0; n < std::size(entries); ++n) {
+                    flagged.Add(outpoint(n), entries[n].value == Val::SPENT ? Coin{} : CoinOf(entries[n].value), entries[n].flags);
+                }
+                BOOST_CHECK_EQUAL(flagged.dirty_count, 3U);
+                TestBaseView base;
+                CCoinsViewCache parent{&base, /*deterministic=*/true};
+                CCoinsView& target = into_cache ? static_cast<CCoinsView&>(parent) : base;
+                flagged.WriteTo(target, BLOCK_A, will_erase);
+                BOOST_CHECK_EQUAL(flagged.dirty_count, 0U);
+                BOOST_CHECK_EQUAL(flagged.FlaggedCount(), 0U);
+                // A sync's cursor erases the spent entry at once.
+                BOOST_CHECK_EQUAL(flagged.map.size(), will_erase ? 5U : 4U);
+                if (into_cache) {
+                    // The parent now holds the three DIRTY ones, DIRTY.
+                    BOOST_CHECK_EQUAL(parent.GetDirtyCount(), 3U);
+                    parent.SanityCheck();
+                }
+            }
+        }
+    }
+}
+
+// A cursor built with Core's four arguments keeps no byte count: the
+// caller's usage is not its business.
+BOOST_AUTO_TEST_CASE(cursor_without_usage)
+{
+    FlaggedMap flagged;
+    flagged.Add(OUTPOINT, CoinOf(Val::V1), DIRTY);
+    const size_t usage = flagged.usage;
+    TestBaseView base;
+    CCoinsViewCache parent{&base, /*deterministic=*/true};
+    CoinsViewCacheCursor cursor{flagged.dirty_count, flagged.sentinel, flagged.map, /*will_erase=*/true};
+    parent.BatchWrite(cursor, BLOCK_A);
+    BOOST_CHECK_EQUAL(flagged.dirty_count, 0U);
+    BOOST_CHECK_EQUAL(flagged.usage, usage);
+    BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

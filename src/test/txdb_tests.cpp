@@ -329,6 +329,9 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
                 const size_t landed = CountPresent(db, new_coins);
                 BOOST_CHECK_GT(landed, 0U);
                 BOOST_CHECK_LT(landed, new_coins.size() / 4);
+                // The cursor counted down what landed and no more.
+                BOOST_CHECK_EQUAL(map->dirty_count, new_coins.size() - landed);
+                BOOST_CHECK_EQUAL(map->dirty_count, map->FlaggedCount());
                 BOOST_CHECK_EQUAL(CountPresent(db, old_coins), test.has_old_tip ? old_coins.size() : 0U);
             }
 

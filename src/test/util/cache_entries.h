@@ -24,8 +24,10 @@ struct FlaggedMap {
     CoinsCachePair sentinel;
     CCoinsMapMemoryResource resource;
     CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&resource}};
-    // The coins' heap bytes, as a cache would account for them.
+    // The coins' heap bytes and the DIRTY entries, as a cache would count
+    // them.
     size_t usage{0};
+    size_t dirty_count{0};
 
     FlaggedMap() { sentinel.second.SelfRef(sentinel); }
     FlaggedMap(const FlaggedMap&) = delete;
@@ -35,6 +37,7 @@ struct FlaggedMap {
     {
         auto [it, inserted] = map.try_emplace(outpoint, std::move(coin));
         if (inserted) usage += it->second.coin.DynamicMemoryUsage();
+        if (!it->second.IsDirty() && (flags & CCoinsCacheEntry::DIRTY)) ++dirty_count;
         SetFlags(*it, sentinel, flags);
         return *it;
     }
@@ -51,7 +54,7 @@ struct FlaggedMap {
     // a Sync would hand them over.
     void WriteTo(CCoinsView& view, const uint256& best_block, bool will_erase = true)
     {
-        CoinsViewCacheCursor cursor{usage, sentinel, map, will_erase};
+        CoinsViewCacheCursor cursor{dirty_count, sentinel, map, will_erase, &usage};
         view.BatchWrite(cursor, best_block);
     }
 };
