@@ -15,11 +15,15 @@
 // bytes of VARINT(vout), the order CCoinsViewDB's cursor walks.
 bool CoinKeyLess(const COutPoint& a, const COutPoint& b);
 
+// -dbbatchsize default: a flush hands LevelDB its changes in batches of
+// about this many bytes. Larger batches mean fewer, cheaper writes; the
+// serialized batch is held in memory on top of the cache.
+constexpr size_t DEFAULT_DB_CACHE_BATCH = size_t{32} << 20;
+
 // What a CCoinsViewDB needs to know, set by whoever builds it.
 struct CoinsViewOptions {
     // A flush writes a batch whenever the pending one grows past this.
-    // Required: the default is node policy (DEFAULT_DB_CACHE_BATCH in
-    // kernel/caches.h, a layer above this one).
+    // Required: the default is node policy (DEFAULT_DB_CACHE_BATCH).
     size_t batch_write_bytes{0};
     // When non-zero, after each partial batch a 1-in-N draw simulates a
     // crash, leaving the database between two states (crash tests).

@@ -1,6 +1,8 @@
 #ifndef COINSDB_KERNEL_CACHES_H
 #define COINSDB_KERNEL_CACHES_H
 
+#include <txdb.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,10 +18,9 @@ constexpr size_t MIN_DB_CACHE = 4 * MiB;
 // cache, where it saves reads and, above all, writes.
 constexpr size_t MAX_BLOCK_DB_CACHE = 2 * MiB;
 constexpr size_t MAX_COINS_DB_CACHE = 8 * MiB;
-// -dbbatchsize default: a flush hands LevelDB its changes in batches of
-// about this many bytes. Larger batches mean fewer, cheaper writes; the
-// serialized batch is held in memory on top of the cache.
-constexpr size_t DEFAULT_DB_CACHE_BATCH = 32 * MiB;
+// DEFAULT_DB_CACHE_BATCH, the -dbbatchsize default, lives in txdb.h beside
+// the CoinsViewOptions it is the default of: the txdb layer cannot include
+// this one.
 // Bounds of a batch size derived from -dbcache (-dbbatchsize=auto).
 constexpr size_t MIN_DB_CACHE_BATCH = 16 * MiB;
 constexpr size_t MAX_DB_CACHE_BATCH = 256 * MiB;
