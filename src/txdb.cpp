@@ -149,7 +149,7 @@ CCoinsViewDB::CCoinsViewDB(DBParams db_params, CoinsViewOptions options)
       m_db{std::make_unique<CDBWrapper>(m_db_params)}
 {
     // Zero would turn every changed coin into its own batch.
-    if (m_options.batch_write_bytes == 0) throw std::invalid_argument("CoinsViewOptions::batch_write_bytes must be set");
+    if (m_options.batch_write_bytes == 0) throw std::invalid_argument("CoinsViewOptions::batch_write_bytes must not be 0");
 }
 
 void CCoinsViewDB::ResizeCache(size_t new_cache_bytes)

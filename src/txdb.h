@@ -23,8 +23,8 @@ constexpr size_t DEFAULT_DB_CACHE_BATCH = size_t{32} << 20;
 // What a CCoinsViewDB needs to know, set by whoever builds it.
 struct CoinsViewOptions {
     // A flush writes a batch whenever the pending one grows past this.
-    // Required: the default is node policy (DEFAULT_DB_CACHE_BATCH).
-    size_t batch_write_bytes{0};
+    // Defaulted as in Core, so CoinsViewOptions{} works as is; 0 is refused.
+    size_t batch_write_bytes{DEFAULT_DB_CACHE_BATCH};
     // When non-zero, after each partial batch a 1-in-N draw simulates a
     // crash, leaving the database between two states (crash tests).
     int simulate_crash_ratio{0};

@@ -785,4 +785,26 @@ BOOST_AUTO_TEST_CASE(properties_and_full_compaction)
     BOOST_CHECK(db.GetBestBlock() == Hash(2, 2, 2));
 }
 
+// CoinsViewOptions{} works as is, with Core's default batch size; an
+// explicit 0 is still refused.
+BOOST_AUTO_TEST_CASE(default_options)
+{
+    BOOST_CHECK_EQUAL(CoinsViewOptions{}.batch_write_bytes, DEFAULT_DB_CACHE_BATCH);
+    BOOST_CHECK_EQUAL(CoinsViewOptions{}.batch_write_bytes, 32U << 20);
+    BOOST_CHECK_EQUAL(CoinsViewOptions{}.simulate_crash_ratio, 0);
+    CCoinsViewDB db{DBParams{.path = "defaults", .memory_only = true}, CoinsViewOptions{}};
+    BOOST_CHECK_EQUAL(db.GetOptions().batch_write_bytes, DEFAULT_DB_CACHE_BATCH);
+    const auto coins = MakeCoins(500, 0x51);
+    auto map = DirtyMap(coins);
+    map->WriteTo(db, Hash(5, 5, 5));
+    CheckAllPresent(db, coins);
+    // 500 coins are far below 32 MiB: one batch.
+    BOOST_CHECK_EQUAL(db.LastFlushStats().batches, 1U);
+
+    BOOST_CHECK_EXCEPTION((CCoinsViewDB{DBParams{.path = "zero", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = 0}}),
+                          std::invalid_argument, [](const std::invalid_argument& e) {
+                              return std::string{e.what()} == "CoinsViewOptions::batch_write_bytes must not be 0";
+                          });
+}
+
 BOOST_AUTO_TEST_SUITE_END()
