@@ -155,8 +155,9 @@ CBlockIndex* BlockProcessor::AcceptHeader(BlockManager& blockman, const CChainPa
     return blockman.AddToBlockIndex(header);
 }
 
-bool BlockProcessor::AcceptBlock(const CBlock& block, const std::optional<FlatFilePos>& stored_at)
+bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, const std::optional<FlatFilePos>& stored_at)
 {
+    const CBlock& block = *shared;
     const uint256 hash = block.GetHash();
     if (CBlockIndex* known = m_blockman.LookupBlockIndex(hash); known && (known->nStatus & BLOCK_HAVE_DATA)) return true;
     if (block.hashPrevBlock.IsNull() && hash != m_params.GenesisHash()) {
@@ -181,6 +182,8 @@ bool BlockProcessor::AcceptBlock(const CBlock& block, const std::optional<FlatFi
         m_blockman.SetBlockStored(block, *index, *stored_at);
     } else if (m_blockman.SaveBlock(block, *index).IsNull()) {
         throw std::runtime_error("Failed to write block " + hash.GetHex());
+    } else {
+        m_accepted.emplace(index, shared);
     }
     index->RaiseValidity(BLOCK_VALID_TRANSACTIONS);
     m_blockman.SetDirty(*index);
@@ -206,7 +209,7 @@ bool BlockProcessor::ProcessBlock(const CBlock& first, std::optional<FlatFilePos
             m_waiting.emplace(block.hashPrevBlock, std::move(next));
             continue;
         }
-        all_ok &= AcceptBlock(block, next.stored_at);
+        all_ok &= AcceptBlock(next.block, next.stored_at);
         const uint256 hash = block.GetHash();
         auto [begin, end] = m_waiting.equal_range(hash);
         for (auto it = begin; it != end; ++it) todo.push_back(it->second);
@@ -243,8 +246,14 @@ void BlockProcessor::InvalidBlockFound(CBlockIndex& index, const std::string& re
 
 bool BlockProcessor::ConnectTip(CBlockIndex& index)
 {
-    CBlock block;
-    if (!m_blockman.ReadBlock(block, index)) throw std::runtime_error("Failed to read block " + index.hash.GetHex());
+    std::shared_ptr<const CBlock> kept;
+    if (const auto it = m_accepted.find(&index); it != m_accepted.end()) kept = it->second;
+    if (!kept) {
+        auto read = std::make_shared<CBlock>();
+        if (!m_blockman.ReadBlock(*read, index)) throw std::runtime_error("Failed to read block " + index.hash.GetHex());
+        kept = std::move(read);
+    }
+    const CBlock& block = *kept;
     CCoinsViewCache& cache = m_chainstate.CoinsTip();
     kernel::BlockValidationState state;
     CBlockUndo undo;
@@ -289,6 +298,12 @@ bool BlockProcessor::DisconnectTip()
 }
 
 void BlockProcessor::ActivateBestChain()
+{
+    ActivateBestChainSteps();
+    m_accepted.clear();
+}
+
+void BlockProcessor::ActivateBestChainSteps()
 {
     while (!m_shutdown) {
         CBlockIndex* target = FindMostWorkChain();

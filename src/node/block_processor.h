@@ -87,11 +87,14 @@ public:
     uint64_t ConnectedTxs() const { return m_connected_txs; }
 
 private:
+    // Connects the block of `index`: the copy kept in m_accepted when there
+    // is one, else the block read back from disk.
     bool ConnectTip(CBlockIndex& index);
+    void ActivateBestChainSteps();
     bool DisconnectTip();
     // The stored, valid chain end with the most work, or nullptr.
     CBlockIndex* FindMostWorkChain() const;
-    bool AcceptBlock(const CBlock& block, const std::optional<FlatFilePos>& stored_at);
+    bool AcceptBlock(const std::shared_ptr<const CBlock>& block, const std::optional<FlatFilePos>& stored_at);
     void MarkLinked(CBlockIndex& index);
     void InvalidBlockFound(CBlockIndex& index, const std::string& reason);
     void RollForwardCrashedFlush(const std::vector<uint256>& heads);
@@ -113,6 +116,12 @@ private:
         std::optional<FlatFilePos> stored_at;
     };
     std::multimap<uint256, WaitingBlock> m_waiting;
+    // Blocks written by AcceptBlock since the last ActivateBestChain, which
+    // connects them from here instead of reading and parsing them back from
+    // disk, and then forgets them all: at most the blocks of one
+    // ProcessBlock call are kept. -reindex's blocks are not (they are
+    // connected after the whole scan).
+    std::map<const CBlockIndex*, std::shared_ptr<const CBlock>> m_accepted;
     // Stored blocks whose every ancestor is stored too: the only ones a
     // chain can be built from. Ordered by work, then arrival.
     struct MoreWork {
