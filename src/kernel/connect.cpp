@@ -154,6 +154,7 @@ bool CheckBlockHeader(const CBlockHeader& header, const CChainParams& params, Bl
 
 bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state)
 {
+    if (block.m_checked) return true;
     if (!CheckBlockHeader(block, params, state)) return false;
     bool mutated = false;
     if (BlockMerkleRoot(block, &mutated) != block.hashMerkleRoot) {
@@ -174,6 +175,7 @@ bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidation
             return state.Invalid(reason, "Transaction check failed (tx hash " + tx->GetHash().GetHex() + ")");
         }
     }
+    block.m_checked = true;
     return true;
 }
 

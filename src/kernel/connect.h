@@ -83,6 +83,7 @@ bool CheckBlockHeader(const CBlockHeader& header, const CChainParams& params, Bl
 // ("bad-txns-inputs-duplicate"), coinbase scriptSig of 2..100 bytes
 // ("bad-cb-length"), no null prevout outside the coinbase
 // ("bad-txns-prevout-null").
+// A block that passed is marked (CBlock::m_checked) and passes again at once.
 bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidationState& state);
 
 // Connects a block at `height` on top of `view`, whose best block must be

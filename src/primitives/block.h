@@ -64,6 +64,11 @@ class CBlock : public CBlockHeader
 {
 public:
     std::vector<CTransactionRef> vtx;
+    // Set by kernel::CheckBlock when the block passes, so connecting a block
+    // that was checked on arrival does not hash and check it again (Core's
+    // fChecked). Whoever changes vtx or the header after a check resets it;
+    // reading a block clears it. Not serialized.
+    mutable bool m_checked{false};
 
     CBlock() = default;
     explicit CBlock(const CBlockHeader& header) : CBlockHeader{header} {}
@@ -80,6 +85,7 @@ public:
     template <typename Stream>
     void Unserialize(Stream& s)
     {
+        m_checked = false;
         CBlockHeader::Unserialize(s);
         const uint64_t count = ReadCompactSize(s);
         vtx.clear();

@@ -113,6 +113,8 @@ CMutableTransaction MakeSpend(const std::vector<COutPoint>& inputs, const std::v
 // hash meets (or, for "high-hash", misses) regtest's target: ~2 tries.
 CBlock Finish(CBlock block, bool fix_merkle = true, bool valid_pow = true)
 {
+    // A changed block must be checked afresh.
+    block.m_checked = false;
     if (fix_merkle) block.hashMerkleRoot = BlockMerkleRoot(block);
     while (CheckProofOfWork(block.GetHash(), block.nBits, REGTEST.PowLimit()) != valid_pow) ++block.nNonce;
     return block;
@@ -474,6 +476,30 @@ BOOST_AUTO_TEST_CASE(mutated_and_header_results)
     block.vtx.clear();
     BOOST_CHECK(!kernel::CheckBlock(Finish(block), REGTEST, state));
     BOOST_CHECK(state.GetResult() == BlockValidationResult::CONSENSUS);
+}
+
+// A block that passed CheckBlock is marked and not checked again (Core's
+// fChecked); one that failed is not marked; reading one back clears it.
+BOOST_AUTO_TEST_CASE(checked_once)
+{
+    TestChain chain;
+    const CBlock good = chain.MakeBlock();
+    BlockValidationState state;
+    BOOST_CHECK(!good.m_checked);
+    BOOST_CHECK(kernel::CheckBlock(good, REGTEST, state));
+    BOOST_CHECK(good.m_checked);
+    CBlock bad = Finish(good);
+    bad.vtx.clear();
+    BOOST_CHECK(!kernel::CheckBlock(Finish(bad), REGTEST, state));
+    BOOST_CHECK(!bad.m_checked);
+    DataStream stream;
+    stream << good;
+    CBlock read;
+    read.m_checked = true;
+    stream >> read;
+    BOOST_CHECK(!read.m_checked);
+    BOOST_CHECK(read.GetHash() == good.GetHash());
+    chain.ConnectOrFail(good);
 }
 
 BOOST_AUTO_TEST_CASE(contextual_rejections)
