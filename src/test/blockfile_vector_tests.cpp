@@ -66,7 +66,7 @@ std::vector<BlockVector> LoadBlockVectors()
 {
     std::vector<BlockVector> vectors;
     const auto root = VectorsRoot();
-    if (root.empty()) return vectors;
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
     for (const auto& entry : std::filesystem::directory_iterator{root}) {
         if (!std::filesystem::exists(entry.path() / "blocks.dat")) continue;
         auto expected = nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"));
@@ -82,7 +82,7 @@ std::vector<BlockVector> LoadBlockVectors()
         vectors.push_back(std::move(vec));
     }
     std::ranges::sort(vectors, {}, &BlockVector::dir);
-    if (vectors.empty()) BOOST_TEST_MESSAGE("blockfile_vector_tests: no blocks.dat found (set COINSDB_VECTORS); skipping");
+    BOOST_REQUIRE_MESSAGE(!vectors.empty(), "no blocks.dat under the vectors");
     return vectors;
 }
 
@@ -117,7 +117,7 @@ const CTxOut* FindWitnessCommitment(const CTransaction& coinbase)
 
 BOOST_AUTO_TEST_SUITE(blockfile_vector_tests)
 
-BOOST_AUTO_TEST_CASE(blocks_reserialize_exactly)
+BOOST_AUTO_TEST_CASE(blocks_reserialize_exactly, *boost::unit_test::precondition(VectorsAvailable))
 {
     for (const auto& vec : LoadBlockVectors()) {
         BOOST_TEST_CONTEXT(vec.dir.filename())
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(blocks_reserialize_exactly)
     }
 }
 
-BOOST_AUTO_TEST_CASE(merkle_roots_and_witness_commitments)
+BOOST_AUTO_TEST_CASE(merkle_roots_and_witness_commitments, *boost::unit_test::precondition(VectorsAvailable))
 {
     for (const auto& vec : LoadBlockVectors()) {
         BOOST_TEST_CONTEXT(vec.dir.filename())
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(merkle_roots_and_witness_commitments)
     }
 }
 
-BOOST_AUTO_TEST_CASE(headers_form_chain_through_file)
+BOOST_AUTO_TEST_CASE(headers_form_chain_through_file, *boost::unit_test::precondition(VectorsAvailable))
 {
     for (const auto& vec : LoadBlockVectors()) {
         BOOST_TEST_CONTEXT(vec.dir.filename())
@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(headers_form_chain_through_file)
     }
 }
 
-BOOST_AUTO_TEST_CASE(stale_blocks)
+BOOST_AUTO_TEST_CASE(stale_blocks, *boost::unit_test::precondition(VectorsAvailable))
 {
     for (const auto& vec : LoadBlockVectors()) {
         BOOST_TEST_CONTEXT(vec.dir.filename())

@@ -109,13 +109,10 @@ BOOST_AUTO_TEST_CASE(a_block_that_does_not_parse)
     BOOST_CHECK_MESSAGE(problem->starts_with((m_path / "blk00000.dat").string() + ":0: the first block does not parse: "), *problem);
 }
 
-BOOST_AUTO_TEST_CASE(core_obfuscated_block_file)
+BOOST_AUTO_TEST_CASE(core_obfuscated_block_file, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto root = VectorsRoot();
-    if (root.empty()) {
-        BOOST_TEST_MESSAGE("blockstorage_check_tests: no vectors found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
     BOOST_CHECK(!node::CheckFirstBlockFile(root / "regtest-small-xor", REGTEST));
     BOOST_CHECK_EQUAL(node::CheckFirstBlockFile(root / "regtest-small-xor", MAIN).value_or(""),
                       (root / "regtest-small-xor" / "blk00000.dat").string() + ":0: wrong network magic (de-obfuscated with the key in xor.dat)");

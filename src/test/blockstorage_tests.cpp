@@ -778,13 +778,10 @@ BOOST_AUTO_TEST_CASE(prune_files)
     BOOST_CHECK(blockman.ReadUndo(*blockman.LookupBlockIndex(chain[5].GetHash())) == UndoBytes(4, 5));
 }
 
-BOOST_AUTO_TEST_CASE(read_core_block_files)
+BOOST_AUTO_TEST_CASE(read_core_block_files, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto root = VectorsRoot();
-    if (root.empty()) {
-        BOOST_TEST_MESSAGE("blockstorage_tests: no vectors found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
     size_t vectors = 0;
     for (const auto& dir : std::filesystem::directory_iterator{root}) {
         const auto blocks_dat = dir.path() / "blocks.dat";
@@ -825,7 +822,7 @@ BOOST_AUTO_TEST_CASE(read_core_block_files)
             BOOST_CHECK(best->nChainWork == ChainWork::FromUint64(2 * (best->nHeight + 1)));
         }
     }
-    if (vectors == 0) BOOST_TEST_MESSAGE("blockstorage_tests: no blocks.dat found; skipping");
+    BOOST_CHECK_MESSAGE(vectors > 0, "no blocks.dat under the vectors");
 }
 
 BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)

@@ -269,13 +269,10 @@ BOOST_AUTO_TEST_CASE(two_new_keys_differ)
     BOOST_CHECK(*first != *second);
 }
 
-BOOST_AUTO_TEST_CASE(core_obfuscated_block_file)
+BOOST_AUTO_TEST_CASE(core_obfuscated_block_file, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto root = VectorsRoot();
-    if (root.empty()) {
-        BOOST_TEST_MESSAGE("blockstorage_xor_tests: no vectors found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
     const auto dir = root / "regtest-small-xor";
     std::string error;
     const auto key = node::ReadXorKey(dir, error);

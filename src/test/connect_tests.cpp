@@ -793,13 +793,10 @@ BOOST_AUTO_TEST_CASE(rollforward_matches_connect)
 // Core's blocks, connected into a CCoinsViewDB on disk, give the UTXO set
 // Core reported; so do disconnecting and reconnecting the last three, and a
 // reorg onto the stale branch and back.
-BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set)
+BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto root = VectorsRoot();
-    if (root.empty()) {
-        BOOST_TEST_MESSAGE("connect_tests: no vectors found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
     size_t vectors = 0;
     for (const auto& entry : std::filesystem::directory_iterator{root}) {
         if (!std::filesystem::exists(entry.path() / "blocks.dat")) continue;
@@ -882,7 +879,7 @@ BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set)
             check_expected("after the reorg back");
         }
     }
-    if (vectors == 0) BOOST_TEST_MESSAGE("connect_tests: no blocks.dat under " << root << "; skipping");
+    BOOST_CHECK_MESSAGE(vectors > 0, "no blocks.dat under " << root);
 }
 
 // ApplyTxInUndo: the result for each state the view may be in at the

@@ -118,13 +118,10 @@ BOOST_AUTO_TEST_CASE(fuzz_check_names_the_failed_condition)
     BOOST_CHECK(FindFuzzTarget("no_such_target") == nullptr);
 }
 
-BOOST_AUTO_TEST_CASE(snapshot_reader_reads_cores_snapshot_whole)
+BOOST_AUTO_TEST_CASE(snapshot_reader_reads_cores_snapshot_whole, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto vector = SmallVector();
-    if (vector.empty()) {
-        BOOST_TEST_MESSAGE("shared/vectors not found; skipped");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!vector.empty(), "no vectors found (set COINSDB_VECTORS)");
     const auto expected = nlohmann::json::parse(ReadFileToString(vector / "expected.json"));
     const auto snapshot = ReadBytes(vector / "snapshot.dat");
     const SnapshotReadOutcome outcome = ReadSnapshotForFuzz(snapshot);
@@ -134,13 +131,10 @@ BOOST_AUTO_TEST_CASE(snapshot_reader_reads_cores_snapshot_whole)
     BOOST_CHECK_EQUAL(outcome.coins_read, expected["coins_written"].get<uint64_t>());
 }
 
-BOOST_AUTO_TEST_CASE(snapshot_reader_refuses_truncated_and_extended_files)
+BOOST_AUTO_TEST_CASE(snapshot_reader_refuses_truncated_and_extended_files, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto vector = SmallVector();
-    if (vector.empty()) {
-        BOOST_TEST_MESSAGE("shared/vectors not found; skipped");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!vector.empty(), "no vectors found (set COINSDB_VECTORS)");
     const auto snapshot = ReadBytes(vector / "snapshot.dat");
     constexpr size_t HEADER_SIZE = 51;
     for (const size_t cut : {size_t{0}, size_t{5}, HEADER_SIZE - 1, HEADER_SIZE, HEADER_SIZE + 40, snapshot.size() / 2, snapshot.size() - 1}) {
@@ -158,13 +152,10 @@ BOOST_AUTO_TEST_CASE(snapshot_reader_refuses_truncated_and_extended_files)
     BOOST_CHECK(outcome.error.ends_with("coins left over after the last coin the metadata announced"));
 }
 
-BOOST_AUTO_TEST_CASE(cores_chainstate_values_reencode_byte_for_byte)
+BOOST_AUTO_TEST_CASE(cores_chainstate_values_reencode_byte_for_byte, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto vector = SmallVector();
-    if (vector.empty()) {
-        BOOST_TEST_MESSAGE("shared/vectors not found; skipped");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!vector.empty(), "no vectors found (set COINSDB_VECTORS)");
     std::ifstream lines{vector / "chainstate.txt"};
     std::string key, value;
     size_t coins = 0;

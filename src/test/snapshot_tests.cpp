@@ -610,14 +610,11 @@ BOOST_AUTO_TEST_CASE(database_to_snapshot_and_back)
     }
 }
 
-BOOST_AUTO_TEST_CASE(shared_vector_snapshot)
+BOOST_AUTO_TEST_CASE(shared_vector_snapshot, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto root = VectorsRoot();
     const auto dir = root.empty() ? root : root / "regtest-small";
-    if (root.empty() || !std::filesystem::exists(dir / "snapshot.dat")) {
-        BOOST_TEST_MESSAGE("snapshot_tests: no shared vector snapshot found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!root.empty() && std::filesystem::exists(dir / "snapshot.dat"), "no shared vector snapshot found (set COINSDB_VECTORS)");
     const auto expected = nlohmann::json::parse(ReadFileToString(dir / "expected.json"));
     const uint256 base = *uint256::FromHex(expected["base_blockhash"].get<std::string>());
     const int height = expected["height"].get<int>();

@@ -110,13 +110,10 @@ std::string DumpChainstate(CDBWrapper& db)
 
 BOOST_AUTO_TEST_SUITE(vector_tests)
 
-BOOST_AUTO_TEST_CASE(bitcoin_core_vectors)
+BOOST_AUTO_TEST_CASE(bitcoin_core_vectors, *boost::unit_test::precondition(VectorsAvailable))
 {
     const auto dirs = LoadVectorDirs();
-    if (dirs.empty()) {
-        BOOST_TEST_MESSAGE("vector_tests: no vectors found (set COINSDB_VECTORS); skipping");
-        return;
-    }
+    BOOST_REQUIRE_MESSAGE(!dirs.empty(), "no vectors found (set COINSDB_VECTORS)");
     for (const auto& vec : dirs) {
         BOOST_TEST_CONTEXT("vector " << vec.dir.filename())
         {

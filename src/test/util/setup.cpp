@@ -31,6 +31,15 @@ std::filesystem::path VectorsRoot()
     return std::filesystem::exists(fallback) ? fallback : std::filesystem::path{};
 }
 
+boost::test_tools::assertion_result VectorsAvailable(boost::unit_test::test_unit_id)
+{
+    if (!VectorsRoot().empty()) return true;
+    if (const char* ci = std::getenv("CI"); ci && std::string{ci} == "true") return true;
+    boost::test_tools::assertion_result result{false};
+    result.message() << "no Bitcoin Core vectors (set COINSDB_VECTORS or add ../shared/vectors)";
+    return result;
+}
+
 std::string ReadFileToString(const std::filesystem::path& path)
 {
     std::ifstream in{path, std::ios::binary};
