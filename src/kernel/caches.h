@@ -13,7 +13,7 @@ constexpr size_t MiB = size_t{1} << 20;
 // in-memory coins cache together.
 constexpr size_t DEFAULT_KERNEL_CACHE = 450 * MiB;
 // The smallest -dbcache accepted; smaller requests are raised to it.
-constexpr size_t MIN_DB_CACHE = 4 * MiB;
+constexpr size_t MIN_DBCACHE_BYTES = 4 * MiB;
 // LevelDB caches gain little past these sizes; the rest serves the coins
 // cache, where it saves reads and, above all, writes.
 constexpr size_t MAX_BLOCK_DB_CACHE = 2 * MiB;

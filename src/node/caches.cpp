@@ -35,7 +35,7 @@ std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, s
         // Negative and tiny requests get the minimum, as upstream; sizes that
         // would overflow are capped instead of wrapping.
         const int64_t capped = std::clamp<int64_t>(*mib, 0, int64_t{1} << 40);
-        total = std::max(static_cast<size_t>(capped) * MiB, MIN_DB_CACHE);
+        total = std::max(static_cast<size_t>(capped) * MiB, MIN_DBCACHE_BYTES);
     }
     return kernel::CacheSizes{total};
 }

@@ -40,7 +40,7 @@ constexpr bool ShouldWarnOversizedDbCache(uint64_t dbcache, uint64_t total_ram) 
 }
 
 // -dbcache in MiB (default GetDefaultDBCache(total_ram)), raised to
-// MIN_DB_CACHE, split by kernel::CacheSizes. Returns nullopt with error set
+// MIN_DBCACHE_BYTES, split by kernel::CacheSizes. Returns nullopt with error set
 // when the value is not a number.
 std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, std::optional<uint64_t> total_ram, std::string& error);
 

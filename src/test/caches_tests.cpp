@@ -35,12 +35,12 @@ constexpr bool Matches(const Split& expected)
 
 // The defaults and the documented extremes, checked at compile time.
 static_assert(DEFAULT_KERNEL_CACHE == 450 * MiB);
-static_assert(MIN_DB_CACHE == 4 * MiB);
+static_assert(MIN_DBCACHE_BYTES == 4 * MiB);
 static_assert(MAX_BLOCK_DB_CACHE == 2 * MiB);
 static_assert(MAX_COINS_DB_CACHE == 8 * MiB);
 static_assert(DEFAULT_DB_CACHE_BATCH == 32 * MiB);
 static_assert(Matches({DEFAULT_KERNEL_CACHE, 2 * MiB, 8 * MiB, 440 * MiB}));
-static_assert(Matches({MIN_DB_CACHE, 512 * KiB, 1792 * KiB, 1792 * KiB}));
+static_assert(Matches({MIN_DBCACHE_BYTES, 512 * KiB, 1792 * KiB, 1792 * KiB}));
 static_assert(Matches({0, 0, 0, 0}));
 
 // The auto batch size for every -dbcache (MiB) the series documents; the
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(split_properties)
     // Every byte count around the thresholds, and a sweep of larger totals.
     std::vector<size_t> totals;
     for (size_t t = 0; t < 4096; ++t) totals.push_back(t);
-    for (const size_t threshold : {MIN_DB_CACHE, 16 * MiB, 18 * MiB}) {
+    for (const size_t threshold : {MIN_DBCACHE_BYTES, 16 * MiB, 18 * MiB}) {
         for (size_t t = threshold - 64; t <= threshold + 64; ++t) totals.push_back(t);
     }
     for (size_t t = 1 * MiB; t <= 64 * MiB; t += 37 * KiB + 3) totals.push_back(t);

@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(oversized_dbcache_warning_thresholds)
     for (const auto& row : WARN_THRESHOLDS) {
         BOOST_TEST_CONTEXT("total RAM " << row.total_ram)
         {
-            BOOST_CHECK(!node::ShouldWarnOversizedDbCache(MIN_DB_CACHE, row.total_ram));
+            BOOST_CHECK(!node::ShouldWarnOversizedDbCache(MIN_DBCACHE_BYTES, row.total_ram));
             BOOST_CHECK(!node::ShouldWarnOversizedDbCache(row.largest_quiet, row.total_ram));
             BOOST_CHECK(node::ShouldWarnOversizedDbCache(row.largest_quiet + 1, row.total_ram));
         }
