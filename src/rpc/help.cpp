@@ -71,16 +71,38 @@ std::string ArgUsage(const RPCArg& arg)
     return arg.name;
 }
 
+// A help line: left-hand text, then a description in the section's column
+// (none for a bracket or "...").
+struct HelpLine {
+    std::string left;
+    std::string right;
+};
+
+// The lines with every description starting at `column`, and its further
+// lines too.
+std::string RenderColumns(const std::vector<HelpLine>& lines, size_t column)
+{
+    std::string out;
+    for (const HelpLine& line : lines) {
+        if (line.right.empty()) {
+            out += line.left + "\n";
+            continue;
+        }
+        std::string right = line.right;
+        for (size_t at = right.find('\n'); at != std::string::npos; at = right.find('\n', at + 1 + column)) {
+            right.insert(at + 1, column, ' ');
+        }
+        out += fmt::format("{:<{}}{}\n", line.left, column, right);
+    }
+    return out;
+}
+
 // One "name    (type, need) description" line per argument; an array
 // argument's element follows it inside [ ]. Descriptions start in one
 // column, past the longest left-hand text, and their further lines too.
 std::string ArgLines(const std::vector<const RPCArg*>& args, bool numbered)
 {
-    struct Line {
-        std::string left;
-        std::string right;
-    };
-    std::vector<Line> lines;
+    std::vector<HelpLine> lines;
     for (size_t i = 0; i < args.size(); ++i) {
         const RPCArg& arg = *args[i];
         std::string need = "required";
@@ -95,23 +117,10 @@ std::string ArgLines(const std::vector<const RPCArg*>& args, bool numbered)
         lines.push_back({"     ]", ""});
     }
     size_t width = 0;
-    for (const Line& line : lines) {
+    for (const HelpLine& line : lines) {
         if (!line.right.empty()) width = std::max(width, line.left.size());
     }
-    width += COLUMN_GAP;
-    std::string out;
-    for (const Line& line : lines) {
-        if (line.right.empty()) {
-            out += line.left + "\n";
-            continue;
-        }
-        std::string right = line.right;
-        for (size_t at = right.find('\n'); at != std::string::npos; at = right.find('\n', at + 1 + width)) {
-            right.insert(at + 1, width, ' ');
-        }
-        out += fmt::format("{:<{}}{}\n", line.left, width, right);
-    }
-    return out;
+    return RenderColumns(lines, width + COLUMN_GAP);
 }
 
 std::string ResultTypeText(RPCResult::Type type)
@@ -186,22 +195,12 @@ std::string ResultLines(const RPCResult& result)
     std::vector<ResultLine> lines;
     RenderResult(result, 0, /*nested=*/false, /*last=*/true, lines);
     size_t width = 0;
-    for (const ResultLine& line : lines) width = std::max(width, line.left.size() + (line.comma_missing ? 1 : 0));
-    width += COLUMN_GAP;
-    std::string out;
+    std::vector<HelpLine> columns;
     for (const ResultLine& line : lines) {
-        if (line.right.empty()) {
-            out += line.left + "\n";
-            continue;
-        }
-        // Descriptions of several lines keep to the column.
-        std::string right = line.right;
-        for (size_t at = right.find('\n'); at != std::string::npos; at = right.find('\n', at + 1 + width)) {
-            right.insert(at + 1, width, ' ');
-        }
-        out += fmt::format("{:<{}}{}\n", line.left, width, right);
+        width = std::max(width, line.left.size() + (line.comma_missing ? 1 : 0));
+        columns.push_back({line.left, line.right});
     }
-    return out;
+    return RenderColumns(columns, width + COLUMN_GAP);
 }
 
 // Core's names for JSON types in type errors, and whether value is one.
