@@ -157,6 +157,22 @@ void Serialize(Stream& s, const std::array<unsigned char, N>& bytes) { s.write(s
 template <typename Stream, size_t N>
 void Unserialize(Stream& s, std::array<unsigned char, N>& bytes) { s.read(std::as_writable_bytes(std::span{bytes})); }
 
+// Reads `count` bytes into `bytes` (a vector, string or prevector of
+// bytes), replacing its contents. It grows one chunk at a time so that a
+// corrupt count costs at most one chunk of memory before the stream runs dry.
+template <typename Stream, typename Bytes>
+void ReadBytesInChunks(Stream& s, Bytes& bytes, uint64_t count)
+{
+    constexpr uint64_t CHUNK = 1 << 20;
+    bytes.clear();
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t now = std::min(count - done, CHUNK);
+        bytes.resize(static_cast<typename Bytes::size_type>(done + now));
+        s.read(std::as_writable_bytes(std::span{bytes.data() + done, static_cast<size_t>(now)}));
+        done += now;
+    }
+}
+
 // Vectors are a CompactSize count followed by the elements.
 template <typename Stream, typename T>
 void Serialize(Stream& s, const std::vector<T>& items)
@@ -173,18 +189,10 @@ template <typename Stream, typename T>
 void Unserialize(Stream& s, std::vector<T>& items)
 {
     const uint64_t count = ReadCompactSize(s);
-    items.clear();
     if constexpr (std::is_same_v<T, unsigned char>) {
-        // Read in chunks so that a corrupt count costs at most one chunk of
-        // memory before the stream runs dry.
-        constexpr uint64_t CHUNK = 1 << 20;
-        for (uint64_t done = 0; done < count;) {
-            const uint64_t now = std::min(count - done, CHUNK);
-            items.resize(done + now);
-            s.read(std::as_writable_bytes(std::span{items}.subspan(done)));
-            done += now;
-        }
+        ReadBytesInChunks(s, items, count);
     } else {
+        items.clear();
         // Grow as elements arrive instead of trusting the count with memory.
         for (uint64_t i = 0; i < count; ++i) Unserialize(s, items.emplace_back());
     }
@@ -202,16 +210,7 @@ void Serialize(Stream& s, const std::string& text)
 template <typename Stream>
 void Unserialize(Stream& s, std::string& text)
 {
-    const uint64_t count = ReadCompactSize(s);
-    text.clear();
-    // In chunks, as for vectors: a corrupt length costs at most one chunk.
-    constexpr uint64_t CHUNK = 1 << 20;
-    for (uint64_t done = 0; done < count;) {
-        const uint64_t now = std::min(count - done, CHUNK);
-        text.resize(done + now);
-        s.read(std::as_writable_bytes(std::span{text.data() + done, static_cast<size_t>(now)}));
-        done += now;
-    }
+    ReadBytesInChunks(s, text, ReadCompactSize(s));
 }
 
 // A pair is its first member, then its second, with nothing between.
@@ -240,16 +239,7 @@ void Serialize(Stream& s, const prevector<N, unsigned char>& bytes)
 template <typename Stream, unsigned int N>
 void Unserialize(Stream& s, prevector<N, unsigned char>& bytes)
 {
-    const uint64_t count = ReadCompactSize(s);
-    bytes.clear();
-    // In chunks, as for vectors: a corrupt count costs at most one chunk.
-    constexpr uint64_t CHUNK = 1 << 20;
-    for (uint64_t done = 0; done < count;) {
-        const uint64_t now = std::min(count - done, CHUNK);
-        bytes.resize(static_cast<uint32_t>(done + now));
-        s.read(std::as_writable_bytes(std::span{bytes.data() + done, static_cast<size_t>(now)}));
-        done += now;
-    }
+    ReadBytesInChunks(s, bytes, ReadCompactSize(s));
 }
 
 #endif // COINSDB_SERIALIZE_H
