@@ -271,8 +271,11 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     m_last_flush = {batches, changed, visited, took_ms, peak_rss};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
-    // The format published flush measurements parse: whole ms, whole MiB.
-    LogDebug(logging::Category::COINDB, "BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(took_ms), peak_rss >> 20);
+    // Written by default and without a category prefix, exactly as the
+    // published batch-size measurements print it, so that their plotting
+    // script (which matches "^<time>Z BatchWrite took=<n>ms, maxMem=<n>MiB")
+    // and any grep of Core's logs work on this debug.log unchanged.
+    LogInfo("BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(took_ms), peak_rss >> 20);
 }
 
 std::unique_ptr<CCoinsViewCursor> CCoinsViewDB::Cursor() const

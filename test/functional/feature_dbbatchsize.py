@@ -15,6 +15,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 from decimal import Decimal
 
@@ -39,12 +40,15 @@ RECORD_FRAMING = 1 + 5 + 5
 COIN_KEY_MAX = 1 + 32 + 5
 # The log prints MiB with two decimals: a size is known to +-0.005 MiB.
 LOG_ROUNDING = 0.005 * MIB
+# The pattern the published batch-size plotting script searches debug.log
+# lines with: a whole-second UTC timestamp, then the message, no category.
+PUBLISHED_BATCHWRITE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) BatchWrite took=(\d+)ms, maxMem=(\d+)MiB")
 INVALID_VALUE = "Error: Invalid -dbbatchsize value '%s': expected a number of bytes from 1 to 4294967296, or auto"
 
 PARTIAL_RE = re.compile(r"\[coindb\] Writing partial batch of (\d+\.\d\d) MiB$")
 FINAL_RE = re.compile(r"\[coindb\] Writing final batch of (\d+\.\d\d) MiB$")
 COMMITTED_RE = re.compile(r"\[coindb\] Committed (\d+) changed transaction outputs \(out of (\d+)\) to coin database\.\.\.$")
-BATCHWRITE_RE = re.compile(r"\[coindb\] BatchWrite took=(\d+)ms, maxMem=(\d+)MiB$")
+BATCHWRITE_RE = re.compile(r"BatchWrite took=(\d+)ms, maxMem=(\d+)MiB$")
 
 
 def batch_size_line(size, source):
@@ -96,6 +100,7 @@ class DbBatchSizeTest(BitcoinTestFramework):
     def run_test(self):
         self.generate_snapshot()
         self.test_small_batches()
+        self.test_published_log_format()
         self.test_default_and_auto()
         self.test_invalid_values()
         self.test_help()
@@ -159,6 +164,26 @@ class DbBatchSizeTest(BitcoinTestFramework):
         assert_equal(last["peak_rss_bytes"] >> 20, write["max_mem_mib"])
         assert_equal(node.gettxoutsetinfo()["hash_serialized_3"], self.snapshot_info["hash_serialized_3"])
         node.stop_node()
+
+    def test_published_log_format(self):
+        node = self.nodes[0]
+        self.log.info("No -debug: every flush writes one BatchWrite line the published plotting regex matches")
+        # A fresh datadir, so the snapshot can be loaded again.
+        shutil.rmtree(node.net_dir)
+        node.start()
+        offset = node.debug_log_size()
+        node.loadtxoutset(self.snapshot_path)
+        node.stop_node()
+        log = node.read_debug_log(offset)
+        matches = [m for m in map(PUBLISHED_BATCHWRITE_RE.search, log.splitlines(keepends=True)) if m]
+        # The snapshot's flush and the one at shutdown (nothing left to
+        # write, but Core logs that write too).
+        assert_greater_than_or_equal(len(matches), 2)
+        assert_equal(len(matches), log.count("BatchWrite took="))
+        # The snapshot flush wrote every coin: the largest peak is real.
+        assert_greater_than(max(int(m.group(3)) for m in matches), 0)
+        # Nothing categorised reaches the default log.
+        assert_not_in("[coindb]", log)
 
     def test_default_and_auto(self):
         node = self.nodes[0]

@@ -78,7 +78,7 @@ STATS_KEYS = ("bestblock", "height", "hash_serialized_3", "txouts", "transaction
 RPC_INTERNAL_ERROR = -32603
 
 FLUSH_START = "[coindb] BatchWrite started"
-FLUSH_END = "[coindb] BatchWrite took="
+FLUSH_END = " BatchWrite took="
 UPDATE_TIP_RE = re.compile(r"UpdateTip: new best=[0-9a-f]{64} height=(\d+) ")
 
 
