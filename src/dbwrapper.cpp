@@ -1,6 +1,7 @@
 #include <dbwrapper.h>
 
 #include <crypto/random.h>
+#include <dbwrapper_storage.h>
 #include <util/log.h>
 
 #include <leveldb/cache.h>
@@ -145,6 +146,7 @@ void Obfuscation::Apply(std::span<std::byte> data) const
 
 struct CDBWrapper::Impl {
     std::unique_ptr<leveldb::Env> memory_env;
+    std::unique_ptr<leveldb::Env> throttled_env;
     std::unique_ptr<leveldb::Env> budgeted_env;
     std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
     std::unique_ptr<leveldb::Cache> block_cache;
@@ -288,6 +290,11 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         std::filesystem::create_directories(params.path, ec);
         if (ec) throw dbwrapper_error("Cannot create database directory " + params.path.string() + ": " + ec.message());
         LogInfo("Opening LevelDB in {}", params.path.string());
+    }
+    if (params.options.storage) {
+        impl.throttled_env = NewThrottledEnv(options.env, *params.options.storage);
+        options.env = impl.throttled_env.get();
+        LogInfo("{}: files behave as on {}", m_name, params.options.storage->Describe());
     }
     if (params.options.fail_writes_after_bytes) {
         impl.budgeted_env = std::make_unique<BudgetedEnv>(options.env);

@@ -13,6 +13,7 @@
 // created without a key, so its values are stored as they are).
 
 #include <serialize.h>
+#include <storage_profile.h>
 #include <streams.h>
 
 #include <array>
@@ -39,6 +40,9 @@ struct DBOptions {
     // Tests: once this many bytes have gone to the database's files after
     // it was opened, every further write to them fails as on a full disk.
     std::optional<size_t> fail_writes_after_bytes{};
+    // -debugstorage: the database's files behave as if on this slower
+    // device (benchmarks; storage_profile.h).
+    std::optional<StorageProfile> storage{};
 };
 
 struct DBParams {

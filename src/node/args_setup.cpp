@@ -4,6 +4,7 @@
 #include <node/caches.h>
 #include <node/coins_view_args.h>
 #include <rpc/httpserver.h>
+#include <storage_profile.h>
 #include <util/args.h>
 #include <util/log.h>
 
@@ -65,6 +66,7 @@ void SetupServerArgs(ArgsManager& args)
                     std::to_string(MIN_DB_CACHE_BATCH / MiB) + " MiB and at most " + std::to_string(MAX_DB_CACHE_BATCH / MiB) +
                     " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
                 F::DEBUG_ONLY, debug);
+    args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
     args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug, positive);

@@ -109,13 +109,13 @@ void ChainstateWriteGuard::Fail(const std::filesystem::path& dir, const std::str
     if (m_on_failure) m_on_failure(message);
 }
 
-Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
+Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const DBOptions& db_options, const CoinsViewOptions& options, bool wipe,
                        size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard,
                        FlushRecorder& flush_recorder)
     : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}, m_write_guard{write_guard},
       m_flush_recorder{flush_recorder}
 {
-    m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe}, options);
+    m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe, .options = db_options}, options);
     m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
     if (m_snapshot) m_tip_height = m_snapshot->height;
 }
@@ -172,7 +172,7 @@ void ChainstateManager::LoadChainstates()
     std::lock_guard lock{m_mutex};
     const auto& sizes = m_options.cache_sizes;
     if (m_options.wipe_chainstate) LogInfo("-reindex-chainstate: wiping chainstate/ to rebuild it from stored blocks");
-    m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.coins_view,
+    m_ibd_chainstate = std::make_unique<Chainstate>(m_options.datadir / "chainstate", sizes.coins_db, m_options.db, m_options.coins_view,
                                                     /*wipe=*/m_options.wipe_chainstate, sizes.coins, std::nullopt, m_write_guard,
                                                     m_flush_recorder);
     if (m_ibd_chainstate->TipHash().IsNull() && !m_ibd_chainstate->CoinsDB().GetHeadBlocks().empty()) {
@@ -219,7 +219,7 @@ void ChainstateManager::LoadChainstates()
 std::unique_ptr<Chainstate> ChainstateManager::OpenSnapshotChainstate(const SnapshotBase& base, bool wipe)
 {
     const auto& sizes = m_options.cache_sizes;
-    return std::make_unique<Chainstate>(SnapshotDir(), sizes.coins_db, m_options.coins_view, wipe,
+    return std::make_unique<Chainstate>(SnapshotDir(), sizes.coins_db, m_options.db, m_options.coins_view, wipe,
                                         static_cast<size_t>(sizes.coins * SNAPSHOT_CACHE_SHARE), base, m_write_guard, m_flush_recorder);
 }
 

@@ -83,7 +83,7 @@ private:
 class Chainstate
 {
 public:
-    Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const CoinsViewOptions& options, bool wipe,
+    Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const DBOptions& db_options, const CoinsViewOptions& options, bool wipe,
                size_t coins_cache_bytes, std::optional<SnapshotBase> snapshot, ChainstateWriteGuard& write_guard,
                FlushRecorder& flush_recorder);
 
@@ -139,6 +139,9 @@ struct ChainstateManagerOptions {
     // Called once, on the first failed chainstate write (see
     // ChainstateWriteGuard); the node shuts down from it.
     ChainstateWriteGuard::OnFailure on_write_failure{};
+    // How chainstate/ and chainstate_snapshot/ open their databases
+    // (-debugstorage).
+    DBOptions db{};
 };
 
 struct SnapshotLoadResult {

@@ -1,5 +1,6 @@
 #include <node/coins_view_args.h>
 
+#include <dbwrapper.h>
 #include <kernel/caches.h>
 #include <txdb.h>
 #include <util/args.h>
@@ -36,6 +37,14 @@ std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbc
         options.simulate_crash_ratio = static_cast<int>(*ratio);
     }
     return batch->source;
+}
+
+bool ReadChainstateDBArgs(const ArgsManager& args, DBOptions& options, std::string& error)
+{
+    const auto value = args.GetArg("debugstorage");
+    if (!value) return true;
+    options.storage = ParseStorageProfile(*value, error);
+    return options.storage.has_value();
 }
 
 } // namespace node

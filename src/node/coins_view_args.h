@@ -7,6 +7,7 @@
 
 class ArgsManager;
 struct CoinsViewOptions;
+struct DBOptions;
 
 namespace node {
 
@@ -34,6 +35,10 @@ std::optional<DbBatchSize> ParseDbBatchSize(const std::optional<std::string>& va
 // is the -dbcache total the auto mode scales with. Returns the batch size's
 // source for the startup log, or nullopt with error set for a bad value.
 std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbcache_bytes, CoinsViewOptions& options, std::string& error);
+
+// Fills the chainstate databases' DBOptions from -debugstorage (table in
+// storage_profile.h). False, with error set, for a bad value.
+bool ReadChainstateDBArgs(const ArgsManager& args, DBOptions& options, std::string& error);
 
 } // namespace node
 

@@ -485,6 +485,8 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     const auto batch_size_source = ReadCoinsViewArgs(args, node.cache_sizes->Total(), coins_view, error);
     if (!batch_size_source) throw InitError(error);
     LogCacheConfiguration(*node.cache_sizes, coins_view, *batch_size_source);
+    DBOptions chainstate_db;
+    if (!ReadChainstateDBArgs(args, chainstate_db, error)) throw InitError(error);
 
     RPCTable table;
     table.SetWarmup(true, "Loading chainstate...");
@@ -503,7 +505,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
             params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false),
-            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }});
+            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, chainstate_db});
         node.chainman->LoadChainstates();
         SetupBlockReplay(node, args, net_dir, params);
     } catch (const dbwrapper_error& e) {

@@ -66,6 +66,7 @@ class ConfigArgsTest(BitcoinTestFramework):
         self.test_includeconf()
         self.test_logging_options()
         self.test_dbcache()
+        self.test_debugstorage()
         self.test_datadir_lock()
         self.test_datadir_errors()
         self.test_pid_file()
@@ -199,6 +200,13 @@ class ConfigArgsTest(BitcoinTestFramework):
                 ("-prune=8796093022208", "Invalid -prune value '8796093022208': expected a size in MiB")):
             node.assert_start_raises_init_error([arg], "Error: " + message)
 
+        self.log.info("-debugstorage takes hdd, sdcard or <MB/s>,<sync ms>[,<seek ms>] and nothing else")
+        for value in ("ssd", "150", "0,10", "150,10,8,1", "150,x"):
+            node.assert_start_raises_init_error(
+                ["-debugstorage=" + value],
+                "Error: Invalid -debugstorage value '%s': expected hdd, sdcard or <write MB/s>,<sync ms>[,<seek ms>] "
+                "with a positive rate and delays from 0 to 3600000 ms" % value)
+
         self.log.info("Logging categories and levels Core does not know are refused with Core's messages")
         categories = ("addrman, bench, blockstorage, cmpctblock, coindb, estimatefee, http, i2p, ipc, kernel, leveldb, "
                       "mempool, mempoolrej, net, privatebroadcast, proxy, prune, qt, rand, reindex, rpc, scan, "
@@ -243,6 +251,20 @@ class ConfigArgsTest(BitcoinTestFramework):
             node.stop_node()
             last = node.read_debug_log(offset).rstrip().splitlines()[-1]
             assert re.fullmatch(pattern, last), (extra, last)
+
+    def test_debugstorage(self):
+        node = self.nodes[0]
+        self.log.info("-debugstorage=hdd: the chainstate's database says which device it behaves as")
+        with node.assert_debug_log(["chainstate: files behave as on hdd ("]):
+            node.start(["-debugstorage=hdd"])
+        node.stop_node()
+        with node.assert_debug_log(["chainstate: files behave as on 250,3 (250 MB/s, sync 3 ms, seek 0 ms)"]):
+            node.start(["-debugstorage=250,3"])
+        node.stop_node()
+        offset = node.debug_log_size()
+        node.start()
+        node.stop_node()
+        assert_not_in("files behave as on", node.read_debug_log(offset))
 
     def test_unknown_and_ignored(self):
         node = self.nodes[0]
