@@ -2,6 +2,7 @@
 // file format (see tools/chain_generator.h) and prints what it holds.
 
 #include <tools/chain_generator.h>
+#include <tools/tool_args.h>
 #include <util/args.h>
 #include <util/strencodings.h>
 
@@ -20,9 +21,8 @@ constexpr uint64_t MAX_TARGET_UTXOS = 1'000'000'000;
 void SetupArgs(ArgsManager& args)
 {
     const std::string cat{"Options"};
-    args.AddArg("-output=<path>", "Block file to write (must not exist yet)", ArgsManager::NONE, cat);
+    AddGeneratorArgs(args, "Block file to write (must not exist yet)");
     args.AddArg("-blocks=<n>", fmt::format("Blocks above genesis, 1 to {}", MAX_CHAIN_BLOCKS), ArgsManager::NONE, cat);
-    args.AddArg("-seed=<n>", "Seed; the same seed and options give the same file (default: 0)", ArgsManager::NONE, cat);
     args.AddArg("-txs-per-block=<n>",
                 fmt::format("Average transactions per block besides the coinbase, 0 to {} (default: {})", MAX_TXS_PER_BLOCK,
                             DEFAULT_TXS_PER_BLOCK),
@@ -32,19 +32,6 @@ void SetupArgs(ArgsManager& args)
                             "slow mainnet-like growth)",
                             MAX_TARGET_UTXOS),
                 ArgsManager::NONE, cat);
-    args.AddArg("-help", "Print this help message and exit", ArgsManager::NONE, cat);
-    args.AddArg("-?", "Print this help message and exit", ArgsManager::NONE, cat);
-}
-
-uint64_t ParseBounded(const ArgsManager& args, const std::string& name, uint64_t fallback, uint64_t min, uint64_t max)
-{
-    const auto text = args.GetArg(name);
-    if (!text) return fallback;
-    const auto value = ParseUInt64(*text);
-    if (!value || *value < min || *value > max) {
-        throw std::invalid_argument(fmt::format("-{}={} is not a whole number from {} to {}", name, *text, min, max));
-    }
-    return *value;
 }
 
 ChainGeneratorOptions ParseOptions(const ArgsManager& args)
@@ -52,7 +39,7 @@ ChainGeneratorOptions ParseOptions(const ArgsManager& args)
     if (!args.IsArgSet("blocks")) throw std::invalid_argument("-blocks=<n> is required");
     ChainGeneratorOptions options;
     options.blocks = static_cast<int>(ParseBounded(args, "blocks", 0, 1, MAX_CHAIN_BLOCKS));
-    options.seed = ParseBounded(args, "seed", 0, 0, UINT64_MAX);
+    options.seed = ParseSeed(args);
     options.txs_per_block = static_cast<uint32_t>(
         ParseBounded(args, "txs-per-block", DEFAULT_TXS_PER_BLOCK, 0, MAX_TXS_PER_BLOCK));
     options.target_utxos = ParseBounded(args, "target-utxos", 0, 1, MAX_TARGET_UTXOS);
@@ -66,16 +53,8 @@ int Run(int argc, char* argv[])
 {
     ArgsManager args;
     SetupArgs(args);
-    std::string error;
-    if (!args.ParseParameters(argc, argv, error)) throw std::invalid_argument(error);
-    if (!args.Positionals().empty()) throw std::invalid_argument("unexpected argument " + args.Positionals().front());
-    if (args.IsArgSet("help") || args.IsArgSet("?")) {
-        const std::string usage{"Usage: coinsdb-genchain -output=<path> -blocks=<n> [options]\n\n"};
-        std::fputs((usage + args.GetHelpMessage(false)).c_str(), stdout);
-        return 0;
-    }
-    const auto output = args.GetArg("output");
-    if (!output || output->empty()) throw std::invalid_argument("-output=<path> is required");
+    const auto output = ParseGeneratorArgs(args, argc, argv, "coinsdb-genchain -output=<path> -blocks=<n> [options]");
+    if (!output) return 0;
     const ChainGeneratorOptions options = ParseOptions(args);
 
     const auto info = GenerateChainFile(*output, options);
@@ -85,12 +64,4 @@ int Run(int argc, char* argv[])
 
 } // namespace
 
-int main(int argc, char* argv[])
-{
-    try {
-        return Run(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "Error: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, Run); }

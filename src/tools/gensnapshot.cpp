@@ -3,6 +3,7 @@
 
 #include <kernel/chainparams.h>
 #include <tools/snapshot_generator.h>
+#include <tools/tool_args.h>
 #include <util/args.h>
 #include <util/strencodings.h>
 
@@ -24,25 +25,11 @@ constexpr int64_t MAX_BASE_HEIGHT = 50'000'000;
 void SetupArgs(ArgsManager& args)
 {
     const std::string cat{"Options"};
-    args.AddArg("-output=<path>", "Snapshot file to write (must not exist yet)", ArgsManager::NONE, cat);
+    AddGeneratorArgs(args, "Snapshot file to write (must not exist yet)");
     args.AddArg("-coins=<n>", fmt::format("Number of coins, 1 to {}", MAX_COINS), ArgsManager::NONE, cat);
-    args.AddArg("-seed=<n>", "Seed; the same seed and options give the same file (default: 0)", ArgsManager::NONE, cat);
     args.AddArg("-height=<n>", fmt::format("Base block height, 1 to {} (default: 840000)", MAX_BASE_HEIGHT), ArgsManager::NONE, cat);
     args.AddArg("-chain=<chain>", "Network magic to write: regtest, signet, test or testnet4 (default: regtest)", ArgsManager::NONE, cat);
     args.AddArg("-blockhash=<hex>", "Base block hash (default: derived from seed, coins and height)", ArgsManager::NONE, cat);
-    args.AddArg("-help", "Print this help message and exit", ArgsManager::NONE, cat);
-    args.AddArg("-?", "Print this help message and exit", ArgsManager::NONE, cat);
-}
-
-uint64_t ParseBounded(const ArgsManager& args, const std::string& name, uint64_t fallback, uint64_t min, uint64_t max)
-{
-    const auto text = args.GetArg(name);
-    if (!text) return fallback;
-    const auto value = ParseUInt64(*text);
-    if (!value || *value < min || *value > max) {
-        throw std::invalid_argument(fmt::format("-{}={} is not a whole number from {} to {}", name, *text, min, max));
-    }
-    return *value;
 }
 
 CChainParams ParseChain(const ArgsManager& args)
@@ -60,7 +47,7 @@ SnapshotGeneratorOptions ParseOptions(const ArgsManager& args)
     if (!args.IsArgSet("coins")) throw std::invalid_argument("-coins=<n> is required");
     SnapshotGeneratorOptions options;
     options.coins = ParseBounded(args, "coins", 0, 1, MAX_COINS);
-    options.seed = ParseBounded(args, "seed", 0, 0, UINT64_MAX);
+    options.seed = ParseSeed(args);
     options.base_height = static_cast<int>(ParseBounded(args, "height", 840'000, 1, MAX_BASE_HEIGHT));
     if (const auto hex = args.GetArg("blockhash")) {
         const auto hash = uint256::FromHex(*hex);
@@ -74,15 +61,8 @@ int Run(int argc, char* argv[])
 {
     ArgsManager args;
     SetupArgs(args);
-    std::string error;
-    if (!args.ParseParameters(argc, argv, error)) throw std::invalid_argument(error);
-    if (!args.Positionals().empty()) throw std::invalid_argument("unexpected argument " + args.Positionals().front());
-    if (args.IsArgSet("help") || args.IsArgSet("?")) {
-        std::fputs(("Usage: coinsdb-gensnapshot -output=<path> -coins=<n> [options]\n\n" + args.GetHelpMessage(false)).c_str(), stdout);
-        return 0;
-    }
-    const auto output = args.GetArg("output");
-    if (!output || output->empty()) throw std::invalid_argument("-output=<path> is required");
+    const auto output = ParseGeneratorArgs(args, argc, argv, "coinsdb-gensnapshot -output=<path> -coins=<n> [options]");
+    if (!output) return 0;
     const CChainParams params = ParseChain(args);
     const SnapshotGeneratorOptions options = ParseOptions(args);
 
@@ -93,12 +73,4 @@ int Run(int argc, char* argv[])
 
 } // namespace
 
-int main(int argc, char* argv[])
-{
-    try {
-        return Run(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "Error: %s\n", e.what());
-        return 1;
-    }
-}
+int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, Run); }
