@@ -1,6 +1,7 @@
 #include <node/args_setup.h>
 
 #include <kernel/caches.h>
+#include <node/block_processor.h>
 #include <node/caches.h>
 #include <node/coins_view_args.h>
 #include <rpc/httpserver.h>
@@ -69,7 +70,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: 3600)", F::DEBUG_ONLY, debug, positive);
+    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, positive);
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, non_negative);
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
 

@@ -24,12 +24,15 @@
 
 namespace node {
 
+// -flushinterval's default, in seconds (Core writes the coins cache hourly).
+inline constexpr int64_t DEFAULT_FLUSH_INTERVAL_SECONDS{3600};
+
 struct BlockProcessorOptions {
     // -prune target in bytes; 0 keeps every block.
     uint64_t prune_target_bytes{0};
     // -flushinterval: write the cache's changes at least this often (a
     // Sync: the cache keeps its coins).
-    std::chrono::seconds flush_interval{std::chrono::hours{1}};
+    std::chrono::seconds flush_interval{DEFAULT_FLUSH_INTERVAL_SECONDS};
     // -stopatheight: request shutdown after connecting this block (0: never).
     int stop_at_height{0};
 };

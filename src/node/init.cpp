@@ -356,7 +356,8 @@ uint64_t PruneTargetBytes(const ArgsManager& args)
 // Opens blocks/ and links the normal chainstate to it. When a snapshot
 // chainstate is active only the index is opened, for the RPCs that read
 // headers: replaying blocks onto a snapshot chainstate is not supported.
-void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params,
+                      int stop_at_height)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
@@ -379,8 +380,8 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     if (snapshot_active) return;
     BlockProcessorOptions options;
     options.prune_target_bytes = PruneTargetBytes(args);
-    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", 3600))};
-    options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
+    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", DEFAULT_FLUSH_INTERVAL_SECONDS))};
+    options.stop_at_height = stop_at_height;
     if (options.prune_target_bytes) LogInfo("Prune configured to target {} MiB on disk for block and undo files.", options.prune_target_bytes / MiB);
     node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
                                                       node.chainman->Mutex());
@@ -411,7 +412,7 @@ void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reinde
     LogInfo("Block import finished: tip at height {}", tip_height);
     // A restart that repaired a crashed flush may already stand at the stop
     // height; nothing would be connected to trigger the stop, so check here.
-    const int64_t stop_height = node.args->GetIntArg("stopatheight", 0);
+    const int stop_height = node.processor->Options().stop_at_height;
     if (stop_height > 0 && tip_height >= stop_height && !node.shutdown_requested) {
         LogInfo("-stopatheight={} reached: the tip is at height {} after the import; shutting down", stop_height, tip_height);
         node.RequestShutdown();
@@ -501,13 +502,16 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
         throw InitError("Unable to start HTTP server. " + error);
     }
 
+    // Read once: block replay stops there, and without a block source
+    // start-up stops at once when the tip is below it.
+    const int stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
     int exit_code = EXIT_SUCCESS;
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
             params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false),
             /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, chainstate_db});
         node.chainman->LoadChainstates();
-        SetupBlockReplay(node, args, net_dir, params);
+        SetupBlockReplay(node, args, net_dir, params, stop_at_height);
     } catch (const dbwrapper_error& e) {
         server.Stop();
         if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
@@ -535,10 +539,10 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
         }};
     }
 
-    if (const int64_t stop_height = args.GetIntArg("stopatheight", 0); stop_height > 0 && !have_block_source) {
+    if (stop_at_height > 0 && !have_block_source) {
         const int tip = node.chainman->Active().TipHeight();
-        if (tip < stop_height) {
-            LogInfo("-stopatheight={}: the tip is at height {} and coinsdb has no block source to reach it; shutting down", stop_height, tip);
+        if (tip < stop_at_height) {
+            LogInfo("-stopatheight={}: the tip is at height {} and coinsdb has no block source to reach it; shutting down", stop_at_height, tip);
             node.RequestShutdown();
         }
     }
