@@ -25,6 +25,7 @@
 #   --coins N          load, flush: coins in the snapshot (default: 5000000)
 #   --blocks N         replay: blocks in the chain (default: 2000)
 #   --utxos N          replay: UTXO set size the generator aims for (default: 5000000)
+#   --txs-per-block N  replay: average transactions per block (default: 2000)
 #   --seed N           generator seed (default: 1)
 #   --dbcache MIB      -dbcache (default: 450 for load, 4000 for flush and replay)
 #   --prune MIB        replay: -prune target, 0 for none (default: 550)
@@ -76,7 +77,7 @@ die() { echo "compare_commits.sh: error: $*" >&2; exit 1; }
 note() { echo "compare_commits.sh: $*" >&2; }
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
-runs=3 out=compare_commits-out coins=5000000 blocks=2000 utxos=5000000 seed=1 dbcache= prune=550
+runs=3 out=compare_commits-out coins=5000000 blocks=2000 utxos=5000000 txs=2000 seed=1 dbcache= prune=550
 storage= port=29490 jobs=$(nproc) dry_run=0
 applies=() extra=() positional=()
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
@@ -87,6 +88,7 @@ while [ $# -gt 0 ]; do
     --coins) need "$@"; coins=$2; shift 2 ;;
     --blocks) need "$@"; blocks=$2; shift 2 ;;
     --utxos) need "$@"; utxos=$2; shift 2 ;;
+    --txs-per-block) need "$@"; txs=$2; shift 2 ;;
     --seed) need "$@"; seed=$2; shift 2 ;;
     --dbcache) need "$@"; dbcache=$2; shift 2 ;;
     --prune) need "$@"; prune=$2; shift 2 ;;
@@ -225,8 +227,8 @@ fi
 common=(-regtest "-dbcache=$dbcache" -printtoconsole=0 -debug=coindb "-rpcport=$port")
 case $workload in
   replay)
-    input=$out/inputs/chain-$blocks-$utxos-$seed.dat
-    gen_args=("-output=$input.tmp" "-blocks=$blocks" "-target-utxos=$utxos" "-seed=$seed")
+    input=$out/inputs/chain-$blocks-$utxos-$txs-$seed.dat
+    gen_args=("-output=$input.tmp" "-blocks=$blocks" "-target-utxos=$utxos" "-txs-per-block=$txs" "-seed=$seed")
     flags=("${common[@]}" "-loadblock=$input" "-stopatheight=$blocks" -debug=prune)
     [ "$prune" = 0 ] || flags+=("-prune=$prune")
     needed=(-loadblock -stopatheight -dbcache)
