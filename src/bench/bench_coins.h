@@ -1,7 +1,8 @@
 #ifndef COINSDB_BENCH_BENCH_COINS_H
 #define COINSDB_BENCH_BENCH_COINS_H
 
-// What the microbenchmarks share: mainnet-shaped coins.
+// What the microbenchmarks share: mainnet-shaped coins and the views they
+// run against.
 //
 // Coins come from the snapshot generator (tools/snapshot_generator.h): its
 // script-type mix, amounts, heights and txid/vout layout follow the mainnet
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -30,5 +32,26 @@ void ForEachGeneratedCoin(uint64_t count, const std::function<void(const COutPoi
 // The first `count` generated coins, generated once per count and kept
 // until the process exits.
 const std::vector<BenchCoin>& SharedCoins(uint64_t count);
+
+// An outpoint no generated coin has: the generator's vouts stay far below
+// this offset.
+COutPoint MissingOutpoint(const COutPoint& present);
+
+// `items` shuffled with a fixed seed: lookups and writes in this order land
+// at random places in the cache's memory, as a block's inputs do.
+void DeterministicShuffle(std::span<COutPoint> items, uint64_t stream);
+
+// A parent with no coins that accepts every write and keeps none of it.
+// Under a cache it makes a miss cost only the cache's own lookup plus one
+// virtual call, and a Sync or Flush cost only the child's walk.
+class DiscardingView final : public CCoinsView
+{
+public:
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
+};
+
+// Adds the coins to a cache over a DiscardingView and syncs it, leaving
+// every coin cached and clean, as coins read from the database are.
+void FillClean(CCoinsViewCache& cache, std::span<const BenchCoin> coins);
 
 #endif // COINSDB_BENCH_BENCH_COINS_H
