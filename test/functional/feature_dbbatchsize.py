@@ -12,6 +12,7 @@
 - -help-debug documents the option.
 """
 
+import datetime
 import json
 import os
 import re
@@ -180,6 +181,9 @@ class DbBatchSizeTest(BitcoinTestFramework):
         # write, but Core logs that write too).
         assert_greater_than_or_equal(len(matches), 2)
         assert_equal(len(matches), log.count("BatchWrite took="))
+        # The published script reads each timestamp with this format.
+        for m in matches:
+            datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%SZ")
         # The snapshot flush wrote every coin: the largest peak is real.
         assert_greater_than(max(int(m.group(3)) for m in matches), 0)
         # Nothing categorised reaches the default log.
