@@ -98,7 +98,7 @@ size_t CCoinsViewCache::DynamicMemoryUsage() const
 CCoinsMap::iterator CCoinsViewCache::FetchCoin(const COutPoint& outpoint) const
 {
     if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) return it;
-    auto coin = m_base->GetCoin(outpoint);
+    auto coin = FetchCoinFromBase(outpoint);
     if (!coin) return m_cache_coins.end();
     // Read from the parent, so clean: nothing to write back.
     auto [it, inserted] = m_cache_coins.try_emplace(outpoint, std::move(*coin));

@@ -382,7 +382,7 @@ public:
 
     // Writes every change to the parent, then empties this cache: for
     // when the memory is wanted back.
-    void Flush();
+    virtual void Flush();
     // Writes every change to the parent and keeps the unspent coins cached,
     // clean, so that the blocks that follow still find them here.
     void Sync();
@@ -391,7 +391,7 @@ public:
     // if the cache had just been made over its parent: nothing reaches the
     // parent. For a view reused block after block whose changes are wanted
     // only when the block connects (and were then flushed before this).
-    void Reset() noexcept;
+    virtual void Reset() noexcept;
 
     // Calls Reset() on the cache when it goes out of scope, so that every
     // way out of the scope using an ephemeral view, a throw or an early
@@ -432,6 +432,11 @@ public:
     // Checks the flag invariants, the flagged list and the memory accounting;
     // asserts on a violation. For tests.
     void SanityCheck() const;
+
+protected:
+    // How FetchCoin reads a coin this cache has no entry for: the parent's
+    // GetCoin, so that every cache below keeps a copy on the way up.
+    virtual std::optional<Coin> FetchCoinFromBase(const COutPoint& outpoint) const { return m_base->GetCoin(outpoint); }
 
 private:
     // The entry for outpoint, reading it from the parent if needed; end()
