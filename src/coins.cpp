@@ -14,7 +14,7 @@ namespace {
 const Coin EMPTY_COIN{};
 } // namespace
 
-SaltedOutpointHasher::SaltedOutpointHasher(bool deterministic)
+SaltedCoinsCacheHasher::SaltedCoinsCacheHasher(bool deterministic)
     : m_k0{deterministic ? 0x8e819f2607a18de6ULL : GetRandUint64()},
       m_k1{deterministic ? 0xf4020d2e3983b0ebULL : GetRandUint64()}
 {
@@ -85,7 +85,7 @@ size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
 
 CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
     : CCoinsViewBacked{base},
-      m_cache_coins{0, SaltedOutpointHasher{deterministic}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&m_cache_coins_memory_resource}}
+      m_cache_coins{0, SaltedCoinsCacheHasher{deterministic}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&m_cache_coins_memory_resource}}
 {
     m_sentinel.second.SelfRef(m_sentinel);
 }

@@ -82,11 +82,11 @@ static_assert(sizeof(Coin) == 56);
 // noexcept: libstdc++ then keeps each node's hash code (8 bytes, see
 // memusage.h), and a lookup walking a bucket compares codes instead of
 // re-running SipHash on every node it passes and memcmp'ing its txid.
-class SaltedOutpointHasher
+class SaltedCoinsCacheHasher
 {
 public:
     // deterministic: fixed key for reproducible tests and benchmarks.
-    explicit SaltedOutpointHasher(bool deterministic = false);
+    explicit SaltedCoinsCacheHasher(bool deterministic = false);
 
     size_t operator()(const COutPoint& outpoint) const
     {
@@ -215,9 +215,9 @@ inline void CCoinsCacheEntry::SetClean()
 // the refill instead of to malloc.
 inline constexpr size_t COINS_MAP_NODE_ALIGN = alignof(void*);
 inline constexpr size_t COINS_MAP_MAX_BLOCK_BYTES =
-    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
+    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
 using CCoinsMapMemoryResource = PoolResource<COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>;
-using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher, std::equal_to<COutPoint>,
+using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher, std::equal_to<COutPoint>,
                                      PoolAllocator<CoinsCachePair, COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>>;
 
 // What a cache hands its parent's BatchWrite: its flagged entries, oldest

@@ -1308,8 +1308,8 @@ BOOST_AUTO_TEST_CASE(memory_usage_follows_coins_and_returns_after_flush)
         usage = now;
     }
     // A node costs its pool block: no malloc header.
-    const size_t node = CCoinsMapMemoryResource::BlockBytesFor(memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>());
-    BOOST_CHECK_EQUAL(node, (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedOutpointHasher>()));
+    const size_t node = CCoinsMapMemoryResource::BlockBytesFor(memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher>());
+    BOOST_CHECK_EQUAL(node, (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher>()));
     BOOST_CHECK_GE(usage, empty_usage + 50 * (memusage::MallocUsage(BIG) + node));
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 50U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 50U);

@@ -23,7 +23,7 @@ inline void SetFlags(CoinsCachePair& pair, CoinsCachePair& sentinel, int flags)
 struct FlaggedMap {
     CoinsCachePair sentinel;
     CCoinsMapMemoryResource resource;
-    CCoinsMap map{0, SaltedOutpointHasher{/*deterministic=*/true}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&resource}};
+    CCoinsMap map{0, SaltedCoinsCacheHasher{/*deterministic=*/true}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&resource}};
     // The coins' heap bytes and the DIRTY entries, as a cache would count
     // them.
     size_t usage{0};
