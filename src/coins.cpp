@@ -1,8 +1,13 @@
 #include <coins.h>
 
 #include <crypto/random.h>
+#include <primitives/block.h>
 #include <util/check.h>
+#include <util/log.h>
+#include <util/threadpool.h>
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 // The asserts here stop a flush from corrupting the UTXO set.
@@ -330,6 +335,121 @@ void CCoinsViewCache::SanityCheck() const
     }
     assert(m_sentinel.second.Next()->second.Prev() == &m_sentinel);
     assert(linked == flagged);
+}
+
+CoinsViewOverlay::CoinsViewOverlay(CCoinsView* base, std::shared_ptr<ThreadPool> thread_pool, bool deterministic)
+    : CCoinsViewCache{base, deterministic}, m_thread_pool{std::move(thread_pool)},
+      m_block_txids{0, SaltedCoinsCacheHasher{deterministic}}
+{
+}
+
+CoinsViewOverlay::~CoinsViewOverlay() { StopFetching(); }
+
+CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
+{
+    StopFetching();
+    const size_t workers = m_thread_pool ? m_thread_pool->WorkersCount() : 0;
+    if (workers == 0) return CreateResetGuard();
+
+    m_block_txids.clear();
+    for (const CTransactionRef& tx : block.vtx) m_block_txids.insert(tx->GetHash());
+    for (size_t i = 1; i < block.vtx.size(); ++i) {
+        for (const CTxIn& in : block.vtx[i]->vin) {
+            if (!m_block_txids.contains(in.prevout.hash)) m_inputs.emplace_back(in.prevout);
+        }
+    }
+    if (m_inputs.empty()) return CreateResetGuard();
+    m_block = &block;
+
+    // One task per worker, each reading inputs until none is left. The
+    // base is captured now: the workers never read this overlay's members
+    // but m_inputs and m_input_head.
+    std::vector<std::function<void()>> readers(std::min(workers, m_inputs.size()), [this, base = m_base] {
+        while (ProcessInput(*base)) {}
+    });
+    auto futures = m_thread_pool->Submit(std::move(readers));
+    if (!futures) {
+        // The pool is stopping (shutdown): read on this thread instead.
+        LogWarning("Failed to submit prevout fetch tasks ({}); falling back to single-threaded fetching for this block.",
+                   SubmitErrorString(futures.error()));
+        m_inputs.clear();
+        m_block = nullptr;
+        return CreateResetGuard();
+    }
+    m_futures = std::move(*futures);
+    return CreateResetGuard();
+}
+
+bool CoinsViewOverlay::ProcessInput(const CCoinsView& base) const noexcept
+{
+    // Relaxed: the slots were written before the workers were handed their
+    // task (under the pool's lock), and each slot's own state orders what
+    // happens to it afterwards.
+    const size_t index = m_input_head.fetch_add(1, std::memory_order_relaxed);
+    if (index >= m_inputs.size()) return false;
+    InputToFetch& slot = m_inputs[index];
+    SlotState result = SlotState::READY;
+    try {
+        slot.coin = base.PeekCoin(*slot.outpoint);
+    } catch (...) {
+        result = SlotState::FAILED;
+    }
+    slot.state.store(result, std::memory_order_release);
+    slot.state.notify_one();
+    return true;
+}
+
+CoinsViewOverlay::SlotState CoinsViewOverlay::AwaitInput(InputToFetch& slot) const noexcept
+{
+    for (;;) {
+        const SlotState state = slot.state.load(std::memory_order_acquire);
+        if (state != SlotState::PENDING) return state;
+        // Rather than idle, read an input nobody has claimed yet; with none
+        // left, sleep until the thread reading this one is done.
+        if (!ProcessInput(*m_base)) slot.state.wait(SlotState::PENDING, std::memory_order_acquire);
+    }
+}
+
+std::optional<Coin> CoinsViewOverlay::FetchCoinFromBase(const COutPoint& outpoint) const
+{
+    if (m_input_tail < m_inputs.size() && *m_inputs[m_input_tail].outpoint == outpoint) {
+        InputToFetch& slot = m_inputs[m_input_tail++];
+        if (AwaitInput(slot) == SlotState::READY) return std::move(slot.coin);
+    }
+    return m_base->PeekCoin(outpoint);
+}
+
+void CoinsViewOverlay::StopFetching() noexcept
+{
+    if (m_inputs.empty()) {
+        Assume(m_futures.empty());
+        return;
+    }
+    // Every slot is claimed from now on, so each worker returns once done
+    // with the one it is reading.
+    m_input_head.store(m_inputs.size(), std::memory_order_relaxed);
+    for (const auto& future : m_futures) future.wait();
+    m_futures.clear();
+    m_inputs.clear();
+    m_input_head.store(0, std::memory_order_relaxed);
+    m_input_tail = 0;
+    m_block = nullptr;
+}
+
+void CoinsViewOverlay::Flush()
+{
+    if (m_input_tail < m_inputs.size()) {
+        LogDebug(logging::Category::COINDB, "Block {} input prevout prefetch queue was not fully consumed ({} of {}); inputs were accessed out of order, so prefetching degraded to serial lookups for this block.",
+                 m_block->GetHash().GetHex(), m_input_tail, m_inputs.size());
+    }
+    StopFetching();
+    CCoinsViewCache::Flush();
+}
+
+void CoinsViewOverlay::Reset() noexcept
+{
+    StopFetching();
+    CCoinsViewCache::Reset();
 }
 
 void AddCoins(CCoinsViewCache& view, const CTransaction& tx, int height, bool check_for_overwrite)

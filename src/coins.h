@@ -14,13 +14,20 @@
 #include <uint256.h>
 #include <util/pool.h>
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
+
+class CBlock;
+class ThreadPool;
 
 // An unspent transaction output with the metadata validation needs.
 // 56 bytes: the cache's memory per coin starts here (see script.h).
@@ -91,6 +98,11 @@ public:
     size_t operator()(const COutPoint& outpoint) const
     {
         return static_cast<size_t>(SipHashUint256Extra(m_k0, m_k1, outpoint.hash.data(), outpoint.n));
+    }
+    // A txid alone, for sets of a block's txids (CoinsViewOverlay).
+    size_t operator()(const uint256& txid) const
+    {
+        return static_cast<size_t>(SipHash24(m_k0, m_k1, std::span{txid.data(), uint256::SIZE}));
     }
 
 private:
@@ -457,6 +469,118 @@ private:
     // Entries flagged DIRTY; the cursor counts it down as a write releases
     // them.
     size_t m_dirty_count{0};
+};
+
+// The view a block is connected in, on top of the tip cache (Core's
+// CoinsViewOverlay). Two things set it apart from a plain child cache:
+//  - it reads its base through PeekCoin, so the caches below are not filled
+//    with the coins of a block that may yet prove invalid, and it writes to
+//    its base only when flushed, which the caller does once the block is
+//    known to connect;
+//  - StartFetching(block) has the thread pool's workers read the block's
+//    inputs from the base, in block order, while the calling thread
+//    connects it. When the calling thread then needs the coin of the next
+//    input in that order, it takes the worker's copy instead of reading.
+// Its answers are a plain cache's over the same base: a worker reads what
+// the calling thread would have read, since nothing writes to the base
+// while a fetch runs (rule 1 below). An input whose coin the calling thread
+// asks for out of that order is read again, serially.
+//
+// Thread-safety. A fetch runs from StartFetching until Flush, Reset (which
+// the guard StartFetching returns calls at the end of its scope) or
+// destruction. During it the workers call PeekCoin on the base, at the same
+// time as each other and as the calling thread. Hence:
+//  1. Nothing may write to the base, or to any view below it, while a fetch
+//     runs. The overlay itself writes to its base only in Flush, which ends
+//     the fetch first; Sync and SetBackend are deleted. Other threads are
+//     the caller's to keep out: the node connects blocks under the
+//     chainstate lock, which every other writer of the tip takes too.
+//  2. The PeekCoin of every view below must be a read that several threads
+//     may make at once: a CCoinsViewCache's looks its map up and, unlike
+//     GetCoin, inserts nothing; a CCoinsViewDB's is a LevelDB Get, which
+//     LevelDB allows from any thread.
+//  3. Everything else in the overlay (its map, flags, counters, the
+//     progress of the fetch) belongs to the calling thread, which must be
+//     the only thread calling it. A worker writes only the slot of the input
+//     it claimed, then publishes it by storing the slot's state with release
+//     order; the calling thread reads the coin only after loading that state
+//     with acquire order.
+class CoinsViewOverlay : public CCoinsViewCache
+{
+public:
+    // thread_pool: the workers StartFetching uses; with none (null, or not
+    // started) nothing is read ahead and the overlay reads each coin when
+    // it is asked for, still through PeekCoin.
+    CoinsViewOverlay(CCoinsView* base, std::shared_ptr<ThreadPool> thread_pool, bool deterministic = false);
+    ~CoinsViewOverlay() override;
+
+    // Starts reading the coins `block`'s inputs spend on the workers. Inputs
+    // spending an output of the block itself (a txid of the block, coinbase
+    // included) are left out: such a coin is created in this overlay, not
+    // read. `block` must outlive the fetch. A fetch still running is ended
+    // first. The overlay is meant to be empty (new, or after Reset). The
+    // guard resets the overlay, which ends the fetch, when its scope ends:
+    // flush before that to keep the changes.
+    [[nodiscard]] ResetGuard StartFetching(const CBlock& block);
+
+    void Flush() override;
+    void Reset() noexcept override;
+    // Would write to the base, or re-point it, while workers may be reading.
+    void Sync() = delete;
+    void SetBackend(CCoinsView& view) = delete;
+
+    // Inputs the running fetch reads ahead, and how many of them the
+    // calling thread has taken so far, in order. 0 and 0 with no fetch.
+    size_t InputsQueued() const { return m_inputs.size(); }
+    size_t InputsTaken() const { return m_input_tail; }
+
+protected:
+    std::optional<Coin> FetchCoinFromBase(const COutPoint& outpoint) const override;
+
+private:
+    // The states of one input's slot:
+    //   PENDING  nobody has read it yet, or its reader is still at it.
+    //   READY    `coin` holds the base's PeekCoin answer (nullopt: no coin).
+    //   FAILED   PeekCoin threw; the calling thread reads the coin again
+    //            itself, so the error is thrown where it would be without
+    //            workers.
+    // PENDING -> READY or FAILED, once, by the one thread that claimed the
+    // slot; the calling thread takes a slot's coin at most once.
+    enum class SlotState : uint8_t { PENDING, READY, FAILED };
+    struct InputToFetch {
+        const COutPoint* outpoint;
+        std::optional<Coin> coin;
+        std::atomic<SlotState> state{SlotState::PENDING};
+
+        explicit InputToFetch(const COutPoint& out) : outpoint{&out} {}
+        // For the vector's growth in StartFetching, before any worker runs.
+        InputToFetch(InputToFetch&& other) noexcept
+            : outpoint{other.outpoint}, coin{std::move(other.coin)}, state{other.state.load(std::memory_order_relaxed)} {}
+    };
+
+    // Claims the next unclaimed input and reads its coin from `base`;
+    // false when none is left. Called by the workers and by the calling
+    // thread while it waits.
+    bool ProcessInput(const CCoinsView& base) const noexcept;
+    // Waits until `slot` is READY or FAILED, reading other inputs meanwhile.
+    SlotState AwaitInput(InputToFetch& slot) const noexcept;
+    // Makes the remaining inputs unclaimable, waits for the workers and
+    // forgets the fetch.
+    void StopFetching() noexcept;
+
+    std::shared_ptr<ThreadPool> m_thread_pool;
+    // The txids of the block being fetched; kept to reuse its buckets.
+    std::unordered_set<uint256, SaltedCoinsCacheHasher> m_block_txids;
+    const CBlock* m_block{nullptr};
+    // Set up before the workers start and left alone until they are done,
+    // but for each slot's coin and state (rule 3).
+    mutable std::vector<InputToFetch> m_inputs;
+    // The next slot nobody has claimed; workers and the calling thread
+    // claim slots by incrementing it.
+    mutable std::atomic<size_t> m_input_head{0};
+    // The next slot the calling thread will take, if asked for its coin.
+    mutable size_t m_input_tail{0};
+    std::vector<std::future<void>> m_futures;
 };
 
 // Adds every output of `tx` to `view` as a coin of `height`: Core's step of
