@@ -179,22 +179,25 @@ bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidation
     return true;
 }
 
-bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& view,
-                       CBlockUndo& undo, BlockValidationState& state)
+namespace {
+
+// ConnectBlockCoins in `scratch`, an empty cache over the view to connect
+// onto: every change is made there first, and the view sees them only
+// when `scratch` is flushed into it, once every check has passed.
+bool ConnectBlockIn(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& scratch,
+                    CBlockUndo& undo, BlockValidationState& state)
 {
     if (!CheckBlock(block, params, state)) return false;
-    if (block.hashPrevBlock != view.GetBestBlock()) {
+    if (block.hashPrevBlock != scratch.GetBestBlock()) {
         throw std::logic_error("ConnectBlockCoins: the block does not build on the view's best block");
     }
     const uint256 hash = block.GetHash();
     if (hash == params.GenesisHash()) {
         undo.vtxundo.clear();
-        view.SetBestBlock(hash);
+        scratch.SetBestBlock(hash);
+        scratch.Flush();
         return true;
     }
-
-    // Every change goes here first; `view` sees them only at the Flush below.
-    CCoinsViewCache scratch{&view};
 
     if (!IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, hash)) {
         for (const CTransactionRef& tx : block.vtx) {
@@ -237,6 +240,15 @@ bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& para
     scratch.Flush();
     undo = std::move(block_undo);
     return true;
+}
+
+} // namespace
+
+bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& view,
+                       CBlockUndo& undo, BlockValidationState& state)
+{
+    CCoinsViewCache scratch{&view};
+    return ConnectBlockIn(block, height, params, scratch, undo, state);
 }
 
 DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& undo, CCoinsViewCache& view)
