@@ -251,6 +251,17 @@ bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& para
     return ConnectBlockIn(block, height, params, scratch, undo, state);
 }
 
+bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CoinsViewOverlay& overlay,
+                       CBlockUndo& undo, BlockValidationState& state)
+{
+    if (overlay.GetCacheSize() != 0) throw std::logic_error("ConnectBlockCoins: the overlay must be empty");
+    // A block that fails on its own starts no fetch; one that passed is
+    // marked, so ConnectBlockIn does not check it again.
+    if (!CheckBlock(block, params, state)) return false;
+    const auto reset = overlay.StartFetching(block);
+    return ConnectBlockIn(block, height, params, overlay, undo, state);
+}
+
 DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& undo, CCoinsViewCache& view)
 {
     if (block.vtx.empty() || undo.vtxundo.size() + 1 != block.vtx.size()) return DisconnectResult::FAILED;

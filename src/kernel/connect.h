@@ -108,6 +108,19 @@ bool CheckBlock(const CBlock& block, const CChainParams& params, BlockValidation
 bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CCoinsViewCache& view,
                        CBlockUndo& undo, BlockValidationState& state);
 
+// The same, connected in `overlay` instead of a fresh child cache: the view
+// to connect onto is the overlay's base, and the overlay's workers read the
+// block's inputs while this thread connects it (CoinsViewOverlay in
+// coins.h; Core's ConnectTip connects in its overlay the same way). The
+// overlay must be empty (std::logic_error otherwise), as a new one is and
+// as every call leaves it: flushed into its base on success, reset on any
+// failure. The results, the reject reasons, the undo data and the base's
+// coins afterwards are those of the call above with the base as `view`;
+// only, the base keeps no clean copies of coins a rejected block read.
+// While it runs, nothing else may write to the base or below (coins.h).
+bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& params, CoinsViewOverlay& overlay,
+                       CBlockUndo& undo, BlockValidationState& state);
+
 enum class DisconnectResult {
     OK,       // the view is exactly as before the block
     UNCLEAN,  // applied, but the view did not hold what the block created or

@@ -21,12 +21,15 @@
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/strencodings.h>
+#include <util/threadpool.h>
 
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -120,13 +123,25 @@ CBlock Finish(CBlock block, bool fix_merkle = true, bool valid_pow = true)
     return block;
 }
 
+// A ThreadPool with that many workers; none for 0.
+std::shared_ptr<ThreadPool> StartedPool(int workers)
+{
+    if (workers == 0) return nullptr;
+    auto pool = std::make_shared<ThreadPool>("connect_test");
+    pool->Start(workers);
+    return pool;
+}
+
 // A chainstate in memory: a cache over a memory-only CCoinsViewDB, whose
-// cursor can list the whole coin set after a flush.
+// cursor can list the whole coin set after a flush. With overlay_workers,
+// blocks are connected in a CoinsViewOverlay over the cache with that many
+// fetch workers, as the node's replay does, instead of a plain child cache.
 class TestChain
 {
 public:
-    TestChain()
+    explicit TestChain(std::optional<int> overlay_workers = std::nullopt)
     {
+        if (overlay_workers) m_overlay = std::make_unique<CoinsViewOverlay>(&m_tip, StartedPool(*overlay_workers), /*deterministic=*/true);
         BlockValidationState state;
         CBlockUndo undo;
         BOOST_REQUIRE(ConnectBlockCoins(REGTEST.GenesisBlock(), 0, REGTEST, m_tip, undo, state));
@@ -156,7 +171,9 @@ public:
 
     bool Connect(const CBlock& block, BlockValidationState& state, CBlockUndo& undo)
     {
-        if (!ConnectBlockCoins(block, Height() + 1, REGTEST, m_tip, undo, state)) return false;
+        const bool connected = m_overlay ? ConnectBlockCoins(block, Height() + 1, REGTEST, *m_overlay, undo, state)
+                                         : ConnectBlockCoins(block, Height() + 1, REGTEST, m_tip, undo, state);
+        if (!connected) return false;
         m_blocks.push_back(block);
         m_undos.push_back(undo);
         return true;
@@ -197,6 +214,7 @@ public:
 private:
     CCoinsViewDB m_db{DBParams{.path = "connect_tests", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     CCoinsViewCache m_tip{&m_db};
+    std::unique_ptr<CoinsViewOverlay> m_overlay;
     std::vector<CBlock> m_blocks;
     std::vector<CBlockUndo> m_undos;
 };
@@ -270,23 +288,29 @@ CAmount ParseBtc(const std::string& text)
 }
 
 // A chainstate on disk fed with a vector's blocks by hash.
+// With overlay_workers, blocks are connected in a CoinsViewOverlay with
+// that many workers, as in TestChain.
 struct VectorChain {
-    VectorChain(const CChainParams& params_in, const std::map<uint256, CBlock>& blocks_in, const std::filesystem::path& dir)
+    VectorChain(const CChainParams& params_in, const std::map<uint256, CBlock>& blocks_in, const std::filesystem::path& dir,
+                std::optional<int> overlay_workers)
         : params{params_in}, blocks{blocks_in}, db{DBParams{.path = dir, .cache_bytes = 8 << 20}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}}
     {
+        if (overlay_workers) overlay = std::make_unique<CoinsViewOverlay>(&tip, StartedPool(*overlay_workers));
     }
 
     const CChainParams& params;
     const std::map<uint256, CBlock>& blocks;
     CCoinsViewDB db;
     CCoinsViewCache tip{&db};
+    std::unique_ptr<CoinsViewOverlay> overlay;
     std::map<uint256, CBlockUndo> undos;
 
     void Connect(const uint256& hash, int height)
     {
         BlockValidationState state;
         CBlockUndo undo;
-        const bool connected = ConnectBlockCoins(blocks.at(hash), height, params, tip, undo, state);
+        const bool connected = overlay ? ConnectBlockCoins(blocks.at(hash), height, params, *overlay, undo, state)
+                                       : ConnectBlockCoins(blocks.at(hash), height, params, tip, undo, state);
         BOOST_REQUIRE_MESSAGE(connected, "block " << hash.GetHex() << " at height " << height << ": " << state.ToString());
         undos[hash] = std::move(undo);
     }
@@ -502,9 +526,11 @@ BOOST_AUTO_TEST_CASE(checked_once)
     chain.ConnectOrFail(good);
 }
 
-BOOST_AUTO_TEST_CASE(contextual_rejections)
+// Every contextual reject reason, each leaving the view as it was; run
+// with a plain child cache and in an overlay with two fetch workers.
+void CheckContextualRejections(std::optional<int> overlay_workers)
 {
-    TestChain chain;
+    TestChain chain{overlay_workers};
     chain.Grow(105);
     const COutPoint mature = chain.CoinbaseOutpoint(1);
     const COutPoint mature2 = chain.CoinbaseOutpoint(2);
@@ -532,7 +558,7 @@ BOOST_AUTO_TEST_CASE(contextual_rejections)
         CheckRejected(chain, block, "bad-txns-premature-spend-of-coinbase");
         BlockValidationState state;
         CBlockUndo undo;
-        BOOST_CHECK(!ConnectBlockCoins(block, chain.Height() + 1, REGTEST, chain.View(), undo, state));
+        BOOST_CHECK(!chain.Connect(block, state, undo));
         BOOST_CHECK(state.GetDebugMessage().starts_with("tried to spend coinbase at depth 97"));
     }
     CheckRejected(chain, chain.MakeBlock({MakeSpend({mature, mature2}, {100 * COIN + 1}, 1)}), "bad-txns-in-belowout");
@@ -570,6 +596,10 @@ BOOST_AUTO_TEST_CASE(contextual_rejections)
     chain.ConnectOrFail(chain.MakeBlock({MakeSpend({max_a}, {MAX_MONEY}, 1)}));
 }
 
+BOOST_AUTO_TEST_CASE(contextual_rejections) { CheckContextualRejections(std::nullopt); }
+
+BOOST_AUTO_TEST_CASE(contextual_rejections_through_overlay) { CheckContextualRejections(/*overlay_workers=*/2); }
+
 BOOST_AUTO_TEST_CASE(coinbase_maturity_boundary)
 {
     TestChain chain;
@@ -601,9 +631,9 @@ BOOST_AUTO_TEST_CASE(subsidy_halves_at_150)
 // A random chain: every block checked against a std::map model, its undo
 // against the coins the model says were spent, then disconnected block by
 // block back to the genesis with the coin set of every height restored.
-BOOST_AUTO_TEST_CASE(connect_disconnect_round_trip)
+void CheckConnectDisconnectRoundTrip(std::optional<int> overlay_workers)
 {
-    TestChain chain;
+    TestChain chain{overlay_workers};
     CoinMap model;
     std::vector<CoinMap> history{model};
     std::mt19937 rng{20251104};
@@ -679,6 +709,12 @@ BOOST_AUTO_TEST_CASE(connect_disconnect_round_trip)
     }
     BOOST_CHECK(chain.Coins().empty());
 }
+
+BOOST_AUTO_TEST_CASE(connect_disconnect_round_trip) { CheckConnectDisconnectRoundTrip(std::nullopt); }
+
+// The same chain connected in an overlay with two fetch workers: the same
+// coins and undo data at every height.
+BOOST_AUTO_TEST_CASE(connect_disconnect_round_trip_through_overlay) { CheckConnectDisconnectRoundTrip(/*overlay_workers=*/2); }
 
 BOOST_AUTO_TEST_CASE(disconnect_failures_leave_view_unchanged)
 {
@@ -834,7 +870,7 @@ BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set, *boost::unit_test::
             for (size_t i = 1; i < stale.size(); ++i) BOOST_REQUIRE(blocks.at(stale[i]).hashPrevBlock == stale[i - 1]);
 
             TempDirFixture tmp;
-            VectorChain chain{params, blocks, tmp.m_path / "chainstate"};
+            VectorChain chain{params, blocks, tmp.m_path / "chainstate", /*overlay_workers=*/std::nullopt};
             // Where the stale branch leaves the active chain, and the coins there.
             const int fork = stale.empty() ? tip - 3 : height_of.at(blocks.at(stale.front()).hashPrevBlock);
             std::map<int, CoinMap> coins_at;
@@ -880,6 +916,178 @@ BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set, *boost::unit_test::
         }
     }
     BOOST_CHECK_MESSAGE(vectors > 0, "no blocks.dat under " << root);
+}
+
+// Core's active chain connected in a CoinsViewOverlay, with and without
+// fetch workers, gives Core's UTXO set too; so does connecting the last
+// three blocks again after taking them out.
+BOOST_AUTO_TEST_CASE(shared_vectors_through_overlay, *boost::unit_test::precondition(VectorsAvailable))
+{
+    const auto root = VectorsRoot();
+    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
+    size_t vectors = 0;
+    for (const auto& entry : std::filesystem::directory_iterator{root}) {
+        if (!std::filesystem::exists(entry.path() / "blocks.dat")) continue;
+        ++vectors;
+        const auto expected = nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"));
+        const auto params = CChainParams::ForChain(*ChainTypeFromString(expected["chain"].get<std::string>()));
+        const auto blocks = ReadBlockFile(entry.path() / "blocks.dat", params.MessageStart());
+        std::vector<uint256> active{params.GenesisHash()};
+        for (const uint256& hash : ReadActiveHashes(entry.path() / "headers.txt")) active.push_back(hash);
+        const int tip = static_cast<int>(active.size()) - 1;
+        for (int workers : {0, 1, 2}) {
+            BOOST_TEST_CONTEXT(entry.path().filename() << ", " << workers << " workers")
+            {
+                TempDirFixture tmp;
+                VectorChain chain{params, blocks, tmp.m_path / "chainstate", workers};
+                for (int h = 0; h <= tip; ++h) chain.Connect(active[h], h);
+                BOOST_CHECK_EQUAL(chain.Stats().hash_serialized.GetHex(), expected["hash_serialized_3"].get<std::string>());
+                for (int h = tip; h > tip - 3; --h) chain.Disconnect(active[h]);
+                for (int h = tip - 2; h <= tip; ++h) chain.Connect(active[h], h);
+                const auto stats = chain.Stats();
+                BOOST_CHECK_EQUAL(stats.hash_serialized.GetHex(), expected["hash_serialized_3"].get<std::string>());
+                BOOST_CHECK_EQUAL(stats.txouts, expected["txouts"].get<uint64_t>());
+                BOOST_CHECK_EQUAL(stats.best_block.GetHex(), expected["base_blockhash"].get<std::string>());
+            }
+        }
+    }
+    BOOST_CHECK_MESSAGE(vectors > 0, "no blocks.dat under " << root);
+}
+
+// Random blocks, about one in three invalid in one of six ways, connected
+// into three chains built alike: in a plain child cache (the node with
+// -prevoutfetchthreads=0), in an overlay without workers, and in an overlay
+// with 1 or 2 fetch workers. Every result, reject reason, debug message and
+// undo record agrees, and so do the coins every few blocks. The two
+// overlays' tips stay identical down to their memory, whatever the workers
+// did: the node flushes at the same blocks with 1 thread or 16. The plain
+// cache's tip holds the same entries until a block is rejected (it keeps
+// clean copies of the coins such a block read), but not always the same
+// memory: its entry count peaks higher during a block (the coins read come
+// in before the block's spends of fresh coins erase any), so its bucket
+// array may grow a block earlier.
+BOOST_AUTO_TEST_CASE(overlay_agrees_with_plain_cache_randomized)
+{
+    for (int workers : {1, 2}) {
+        BOOST_TEST_CONTEXT(workers << " workers")
+        {
+            TestChain plain;
+            TestChain serial{/*overlay_workers=*/0};
+            TestChain overlay{workers};
+            std::mt19937 rng{4242 + static_cast<unsigned>(workers)};
+            // Spendable coins by outpoint: value, height, coinbase.
+            CoinMap unspent;
+            std::vector<COutPoint> spent_before;
+            const auto record = [&](const CBlock& block, int height) {
+                for (const CTransactionRef& tx : block.vtx) {
+                    if (!tx->IsCoinBase()) {
+                        for (const CTxIn& in : tx->vin) {
+                            unspent.erase(in.prevout);
+                            spent_before.push_back(in.prevout);
+                        }
+                    }
+                    for (uint32_t n = 0; n < tx->vout.size(); ++n) unspent[COutPoint{tx->GetHash(), n}] = Coin{tx->vout[n], height, tx->IsCoinBase()};
+                }
+            };
+            size_t rejected = 0, entry_checks = 0;
+            bool rejected_since_write = false;
+            for (int height = 1; height <= 150; ++height) {
+                std::vector<COutPoint> mature, immature;
+                for (const auto& [outpoint, coin] : unspent) {
+                    (coin.IsCoinBase() && height - static_cast<int>(coin.nHeight) < kernel::COINBASE_MATURITY ? immature : mature).push_back(outpoint);
+                }
+                std::vector<CMutableTransaction> txs;
+                CAmount fees = 0;
+                for (int t = 0, n = mature.empty() ? 0 : static_cast<int>(rng() % 5); t < n && !mature.empty(); ++t) {
+                    std::vector<COutPoint> inputs;
+                    CAmount value_in = 0;
+                    for (unsigned i = 0, k = 1 + rng() % 3; i < k && !mature.empty(); ++i) {
+                        const size_t pick = rng() % mature.size();
+                        inputs.push_back(mature[pick]);
+                        value_in += unspent.at(mature[pick]).out.nValue;
+                        mature[pick] = mature.back();
+                        mature.pop_back();
+                    }
+                    const CAmount fee = value_in / 50;
+                    CMutableTransaction tx = MakeSpend(inputs, {(value_in - fee) / 2, value_in - fee - (value_in - fee) / 2}, static_cast<uint32_t>(height) << 8 | t << 2);
+                    fees += fee;
+                    // Now and then a child spending its parent in the same block.
+                    if (rng() % 3 == 0) {
+                        const CAmount half = tx.vout[0].nValue;
+                        txs.push_back(tx);
+                        tx = MakeSpend({COutPoint{txs.back().GetHash(), 0}}, {half}, static_cast<uint32_t>(height) << 8 | t << 2 | 1);
+                    }
+                    txs.push_back(std::move(tx));
+                }
+                CAmount coinbase_extra = fees;
+                const uint32_t bad_tag = static_cast<uint32_t>(height) << 8 | 0xff;
+                int fault = rng() % 3 == 0 ? static_cast<int>(rng() % 6) : -1;
+                switch (fault) {
+                case 0: txs.push_back(MakeSpend({COutPoint{FilledHash(static_cast<unsigned char>(height)), 0}}, {COIN}, bad_tag)); break;
+                case 1:
+                    if (txs.empty()) break;
+                    txs.push_back(MakeSpend({txs.front().vin[0].prevout}, {1}, bad_tag));
+                    break;
+                case 2:
+                    if (txs.empty()) break;
+                    txs.insert(txs.begin(), MakeSpend({COutPoint{txs.back().GetHash(), 0}}, {1}, bad_tag));
+                    break;
+                case 3: coinbase_extra = fees + 1; break;
+                case 4:
+                    if (immature.empty()) break;
+                    txs.push_back(MakeSpend({immature[rng() % immature.size()]}, {1}, bad_tag));
+                    break;
+                case 5:
+                    if (spent_before.empty()) break;
+                    txs.push_back(MakeSpend({spent_before[rng() % spent_before.size()]}, {1}, bad_tag));
+                    break;
+                }
+                const CBlock block = plain.MakeBlock(std::move(txs), coinbase_extra);
+                BOOST_TEST_CONTEXT("height " << height << ", fault " << fault)
+                {
+                    BlockValidationState plain_state, serial_state, overlay_state;
+                    CBlockUndo plain_undo, serial_undo, overlay_undo;
+                    const bool plain_ok = plain.Connect(block, plain_state, plain_undo);
+                    const bool serial_ok = serial.Connect(block, serial_state, serial_undo);
+                    const bool overlay_ok = overlay.Connect(block, overlay_state, overlay_undo);
+                    BOOST_REQUIRE_EQUAL(plain_ok, overlay_ok);
+                    BOOST_REQUIRE_EQUAL(serial_ok, overlay_ok);
+                    BOOST_CHECK_EQUAL(plain_state.ToString(), overlay_state.ToString());
+                    BOOST_CHECK_EQUAL(serial_state.ToString(), overlay_state.ToString());
+                    BOOST_CHECK(plain_undo == overlay_undo);
+                    BOOST_CHECK(serial_undo == overlay_undo);
+                    BOOST_CHECK_EQUAL(serial.View().GetCacheSize(), overlay.View().GetCacheSize());
+                    BOOST_CHECK_EQUAL(serial.View().DynamicMemoryUsage(), overlay.View().DynamicMemoryUsage());
+                    BOOST_CHECK_EQUAL(serial.View().GetDirtyCount(), overlay.View().GetDirtyCount());
+                    if (plain_ok) {
+                        record(block, height);
+                    } else {
+                        ++rejected;
+                        rejected_since_write = true;
+                        --height; // the next block is at this height again
+                    }
+                    if (!rejected_since_write) {
+                        ++entry_checks;
+                        BOOST_CHECK_EQUAL(plain.View().GetCacheSize(), overlay.View().GetCacheSize());
+                        BOOST_CHECK_EQUAL(plain.View().GetDirtyCount(), overlay.View().GetDirtyCount());
+                    }
+                    if (rng() % 8 == 0) {
+                        const CoinMap coins = overlay.Coins();
+                        CheckSameCoins(plain.Coins(), coins, "plain");
+                        CheckSameCoins(serial.Coins(), coins, "serial");
+                        rejected_since_write = false;
+                    }
+                }
+            }
+            const CoinMap coins = overlay.Coins();
+            CheckSameCoins(plain.Coins(), coins, "plain at the end");
+            CheckSameCoins(serial.Coins(), coins, "serial at the end");
+            BOOST_CHECK_GT(rejected, 20U);
+            BOOST_CHECK_GT(entry_checks, 30U);
+            BOOST_CHECK_EQUAL(plain.Height(), overlay.Height());
+            BOOST_CHECK(plain.View().GetBestBlock() == overlay.View().GetBestBlock());
+        }
+    }
 }
 
 // ApplyTxInUndo: the result for each state the view may be in at the
