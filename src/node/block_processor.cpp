@@ -4,6 +4,7 @@
 #include <kernel/undo.h>
 #include <streams.h>
 #include <util/log.h>
+#include <util/threadpool.h>
 
 #include <fmt/format.h>
 
@@ -36,7 +37,14 @@ BlockProcessor::BlockProcessor(const CChainParams& params, BlockManager& blockma
                                BlockProcessorOptions options, std::atomic<bool>& shutdown, std::recursive_mutex& mutex)
     : m_params{params}, m_blockman{blockman}, m_chainstate{chainstate}, m_options{options}, m_shutdown{shutdown}, m_mutex{mutex}
 {
+    if (m_options.prevout_fetch_threads <= 0) return;
+    m_prevout_fetch_pool = std::make_shared<ThreadPool>("prevout");
+    m_prevout_fetch_pool->Start(m_options.prevout_fetch_threads);
+    m_connect_view = std::make_unique<CoinsViewOverlay>(&m_chainstate.CoinsTip(), m_prevout_fetch_pool);
+    LogInfo("Block input prevout fetching uses {} additional threads", m_options.prevout_fetch_threads);
 }
+
+BlockProcessor::~BlockProcessor() = default;
 
 void BlockProcessor::MarkLinked(CBlockIndex& first)
 {
@@ -260,7 +268,8 @@ bool BlockProcessor::ConnectTip(CBlockIndex& index)
     if (index.nHeight == 0) {
         // The genesis outputs are not spendable: nothing enters the set.
         cache.SetBestBlock(index.hash);
-    } else if (!kernel::ConnectBlockCoins(block, index.nHeight, m_params, cache, undo, state)) {
+    } else if (!(m_connect_view ? kernel::ConnectBlockCoins(block, index.nHeight, m_params, *m_connect_view, undo, state)
+                                : kernel::ConnectBlockCoins(block, index.nHeight, m_params, cache, undo, state))) {
         InvalidBlockFound(index, state.ToString());
         return false;
     }

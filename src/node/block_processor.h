@@ -22,10 +22,19 @@
 #include <set>
 #include <string>
 
+class ThreadPool;
+
 namespace node {
 
 // -flushinterval's default, in seconds (Core writes the coins cache hourly).
 inline constexpr int64_t DEFAULT_FLUSH_INTERVAL_SECONDS{3600};
+
+// -prevoutfetchthreads: Core's default and ceiling. 0 connects each block
+// in a plain child cache of the tip, reading every input on the connecting
+// thread, as before parallel fetching existed; N > 0 connects in a
+// CoinsViewOverlay whose N workers read the block's inputs ahead (coins.h).
+inline constexpr int32_t DEFAULT_PREVOUTFETCH_THREADS{8};
+inline constexpr int32_t MAX_PREVOUTFETCH_THREADS{16};
 
 struct BlockProcessorOptions {
     // -prune target in bytes; 0 keeps every block.
@@ -35,6 +44,9 @@ struct BlockProcessorOptions {
     std::chrono::seconds flush_interval{DEFAULT_FLUSH_INTERVAL_SECONDS};
     // -stopatheight: request shutdown after connecting this block (0: never).
     int stop_at_height{0};
+    // -prevoutfetchthreads, 0 to MAX_PREVOUTFETCH_THREADS: the threads
+    // reading each block's inputs ahead of the connecting thread.
+    int32_t prevout_fetch_threads{DEFAULT_PREVOUTFETCH_THREADS};
 };
 
 enum class FlushMode { IF_NEEDED, PERIODIC, ALWAYS };
@@ -46,6 +58,7 @@ public:
     // take it block by block so RPCs can run in between.
     BlockProcessor(const CChainParams& params, BlockManager& blockman, Chainstate& chainstate,
                    BlockProcessorOptions options, std::atomic<bool>& shutdown, std::recursive_mutex& mutex);
+    ~BlockProcessor();
 
     // Links the chainstate to the block index: repairs a flush a crash cut
     // short ('H' in the database) by replaying stored blocks, then sets the
@@ -112,6 +125,13 @@ private:
     std::recursive_mutex& m_mutex;
 
     CChain m_chain;
+    // With -prevoutfetchthreads above 0, the view every block is connected
+    // in, over the chainstate's tip cache, and the workers that read the
+    // block's inputs for it. A fetch only runs inside ConnectTip, under
+    // m_mutex, which every other writer of the tip cache holds too (the
+    // overlay's rule 1, coins.h). Null with 0.
+    std::shared_ptr<ThreadPool> m_prevout_fetch_pool;
+    std::unique_ptr<CoinsViewOverlay> m_connect_view;
     // Blocks whose parent has not arrived, by parent hash, with where they
     // are stored already (-reindex).
     struct WaitingBlock {

@@ -3,6 +3,7 @@
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
 #include <node/args_setup.h>
+#include <node/block_processor_args.h>
 #include <node/blockstorage_check.h>
 #include <node/blockstorage_xor.h>
 #include <node/caches.h>
@@ -357,7 +358,7 @@ uint64_t PruneTargetBytes(const ArgsManager& args)
 // chainstate is active only the index is opened, for the RPCs that read
 // headers: replaying blocks onto a snapshot chainstate is not supported.
 void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params,
-                      int stop_at_height)
+                      int stop_at_height, int32_t prevout_fetch_threads)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
@@ -382,6 +383,7 @@ void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::fil
     options.prune_target_bytes = PruneTargetBytes(args);
     options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", DEFAULT_FLUSH_INTERVAL_SECONDS))};
     options.stop_at_height = stop_at_height;
+    options.prevout_fetch_threads = prevout_fetch_threads;
     if (options.prune_target_bytes) LogInfo("Prune configured to target {} MiB on disk for block and undo files.", options.prune_target_bytes / MiB);
     node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
                                                       node.chainman->Mutex());
@@ -488,6 +490,8 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     LogCacheConfiguration(*node.cache_sizes, coins_view, *batch_size_source);
     DBOptions chainstate_db;
     if (!ReadChainstateDBArgs(args, chainstate_db, error)) throw InitError(error);
+    const auto prevout_fetch_threads = ReadPrevoutFetchThreadsArg(args, error);
+    if (!prevout_fetch_threads) throw InitError(error);
 
     RPCTable table;
     table.SetWarmup(true, "Loading chainstate...");
@@ -511,7 +515,7 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
             params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false),
             /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, chainstate_db});
         node.chainman->LoadChainstates();
-        SetupBlockReplay(node, args, net_dir, params, stop_at_height);
+        SetupBlockReplay(node, args, net_dir, params, stop_at_height, *prevout_fetch_threads);
     } catch (const dbwrapper_error& e) {
         server.Stop();
         if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);

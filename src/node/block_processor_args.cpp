@@ -1,0 +1,31 @@
+#include <node/block_processor_args.h>
+
+#include <node/block_processor.h>
+#include <util/args.h>
+#include <util/strencodings.h>
+
+#include <algorithm>
+
+namespace node {
+
+std::optional<int32_t> ParsePrevoutFetchThreads(const std::optional<std::string>& value, std::string& error)
+{
+    if (!value) return DEFAULT_PREVOUTFETCH_THREADS;
+    const auto threads = ParseInt64(*value);
+    if (!threads) {
+        error = "Invalid -prevoutfetchthreads value '" + *value + "': expected an integer";
+        return std::nullopt;
+    }
+    if (*threads < 0) {
+        error = "-prevoutfetchthreads must be non-negative (got " + std::to_string(*threads) + "). Use 0 to disable parallel input fetching.";
+        return std::nullopt;
+    }
+    return static_cast<int32_t>(std::min<int64_t>(*threads, MAX_PREVOUTFETCH_THREADS));
+}
+
+std::optional<int32_t> ReadPrevoutFetchThreadsArg(const ArgsManager& args, std::string& error)
+{
+    return ParsePrevoutFetchThreads(args.GetArg("prevoutfetchthreads"), error);
+}
+
+} // namespace node
