@@ -29,6 +29,7 @@ ALL_TESTS = [
     "feature_pruning.py",
     "feature_flush.py",
     "feature_loadblock.py",
+    "feature_prevoutfetchthreads.py",
     "feature_blocksxor.py",
     "rpc_blockchain.py",
     "rpc_help.py",
