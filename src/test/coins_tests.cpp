@@ -14,6 +14,7 @@
 #include <primitives/transaction.h>
 #include <script/script.h>
 #include <test/util/cache_entries.h>
+#include <test/util/random.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <uint256.h>
@@ -242,29 +243,6 @@ void CheckObserved(const Observed& got, Val value, int flags)
 {
     BOOST_CHECK_EQUAL(Describe(got.value, got.flags), Describe(value, flags));
 }
-
-// Random data for the simulations. Modulo instead of std::*_distribution so a
-// seed gives the same run with every standard library.
-class TestRand
-{
-public:
-    explicit TestRand(uint64_t seed) : m_rng{seed} {}
-
-    uint64_t Next() { return m_rng(); }
-    uint64_t Below(uint64_t n) { return m_rng() % n; }
-    bool OneIn(uint64_t n) { return Below(n) == 0; }
-    bool Bool() { return m_rng() & 1; }
-
-    uint256 Hash()
-    {
-        std::array<unsigned char, uint256::SIZE> bytes;
-        for (auto& byte : bytes) byte = static_cast<unsigned char>(m_rng());
-        return uint256{bytes};
-    }
-
-private:
-    std::mt19937_64 m_rng;
-};
 
 // Scripts in the shapes the compressor special-cases, random ones from tiny
 // to MAX_SCRIPT_SIZE, and (when allowed) unspendable ones.

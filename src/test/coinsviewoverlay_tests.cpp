@@ -17,6 +17,7 @@
 #include <coins.h>
 #include <kernel/caches.h>
 #include <primitives/block.h>
+#include <test/util/random.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -42,25 +43,6 @@ uint256 HashFromByte(unsigned char byte)
     bytes.fill(byte);
     return uint256{bytes};
 }
-
-// Modulo rather than std::*_distribution: a seed gives the same run with
-// every standard library.
-class TestRand
-{
-public:
-    explicit TestRand(uint64_t seed) : m_rng{seed} {}
-    uint64_t Below(uint64_t n) { return m_rng() % n; }
-    bool OneIn(uint64_t n) { return Below(n) == 0; }
-    uint256 Hash()
-    {
-        std::array<unsigned char, uint256::SIZE> bytes;
-        for (auto& byte : bytes) byte = static_cast<unsigned char>(m_rng());
-        return uint256{bytes};
-    }
-
-private:
-    std::mt19937_64 m_rng;
-};
 
 // Scripts of a few sizes, beyond the 36 bytes a coin holds inline too, so
 // that a lost or doubled coin shows in the memory accounting.
