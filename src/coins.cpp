@@ -90,7 +90,7 @@ size_t CCoinsViewBacked::EstimateSize() const { return m_base->EstimateSize(); }
 
 CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
     : CCoinsViewBacked{base},
-      m_cache_coins{0, SaltedCoinsCacheHasher{deterministic}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&m_cache_coins_memory_resource}}
+      m_cache_coins{0, SaltedCoinsCacheHasher{deterministic}, std::equal_to<COutPoint>{}, &m_cache_coins_memory_resource}
 {
     m_sentinel.second.SelfRef(m_sentinel);
 }
@@ -254,13 +254,10 @@ void CCoinsViewCache::Flush()
     m_base->BatchWrite(cursor, GetBestBlock());
     Assume(m_dirty_count == 0);
     // The parent holds everything and only clean entries are left. The
-    // nodes go back to the pool and the bucket array stays, so refilling
-    // the cache neither allocates nor rehashes its way up again.
+    // map keeps its chunks and bucket array, so refilling the cache neither
+    // allocates nor rehashes its way up again, and it rewinds its arena:
+    // the refill is laid out in address order, which the next flush walks.
     m_cache_coins.clear();
-    // With every node back, the refill can take them in address order
-    // again, so that the next flush walks memory sequentially. A map small
-    // enough to keep its bucket array in the pool is not worth it.
-    if (m_cache_coins_memory_resource.PooledBytesInUse() == 0) m_cache_coins_memory_resource.Rewind();
     m_cached_coins_usage = 0;
 }
 
@@ -274,10 +271,9 @@ void CCoinsViewCache::Sync()
 void CCoinsViewCache::Reset() noexcept
 {
     // Destroying an entry takes it off the flagged list, so the list ends
-    // empty with the map. As after a flush, the bucket array stays for the
-    // next use and the pool rewinds once every node is back.
+    // empty with the map. As after a flush, the bucket array and chunks stay
+    // for the next use.
     m_cache_coins.clear();
-    if (m_cache_coins_memory_resource.PooledBytesInUse() == 0) m_cache_coins_memory_resource.Rewind();
     m_cached_coins_usage = 0;
     m_dirty_count = 0;
     m_best_block = uint256{};

@@ -12,7 +12,7 @@
 #include <memusage.h>
 #include <primitives/transaction.h>
 #include <uint256.h>
-#include <util/pool.h>
+#include <util/slab_hash_map.h>
 
 #include <atomic>
 #include <cassert>
@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -85,10 +86,7 @@ public:
 static_assert(sizeof(Coin) == 56);
 
 // Hashes outpoints for the cache map with a per-process random key, so that
-// nobody can craft txids that all land in one bucket. Deliberately not
-// noexcept: libstdc++ then keeps each node's hash code (8 bytes, see
-// memusage.h), and a lookup walking a bucket compares codes instead of
-// re-running SipHash on every node it passes and memcmp'ing its txid.
+// nobody can craft txids that all land in one bucket.
 class SaltedCoinsCacheHasher
 {
 public:
@@ -143,10 +141,10 @@ private:
 //     is destroyed, i.e. erased from the map;
 //   - the sentinel is never in the map, never flagged and never erased
 //     while the map exists; an empty list is the sentinel linked to itself;
-//   - links stay valid because std::unordered_map never moves its nodes,
-//     which is also why entries cannot be copied.
+//   - links stay valid because the map never moves its entries, which is
+//     also why entries cannot be copied.
 struct CCoinsCacheEntry;
-using CoinsCachePair = std::pair<const COutPoint, CCoinsCacheEntry>;
+struct CoinsCachePair;
 
 struct CCoinsCacheEntry {
     enum Flags : uint8_t {
@@ -198,6 +196,49 @@ private:
     uintptr_t m_next_and_flags{0};
 };
 
+// One cached coin as the map stores it: Core's std::pair<const COutPoint,
+// CCoinsCacheEntry> (`first`, `second`, structured bindings), plus the map's
+// link to the next entry of its bucket in the 4 bytes that alignment leaves
+// between the two halves. 112 bytes, all of a cached coin but its bucket
+// and a script longer than SCRIPT_INLINE_BYTES.
+struct CoinsCachePair {
+    const COutPoint first{};
+    // CCoinsMap's (util/slab_hash_map.h); nobody else reads or writes it.
+    uint32_t map_link{0};
+    CCoinsCacheEntry second{};
+
+    CoinsCachePair() = default;
+    template <typename Key, typename... Args>
+    explicit CoinsCachePair(Key&& key, Args&&... args) : first{std::forward<Key>(key)}, second{std::forward<Args>(args)...} {}
+
+    template <size_t I>
+    auto& get()
+    {
+        if constexpr (I == 0) return first;
+        else return second;
+    }
+    template <size_t I>
+    const auto& get() const
+    {
+        if constexpr (I == 0) return first;
+        else return second;
+    }
+};
+// 36 + 4 + 72: map_link takes the padding, nothing more.
+static_assert(sizeof(CoinsCachePair) == 112);
+
+template <>
+struct std::tuple_size<CoinsCachePair> : std::integral_constant<size_t, 2> {
+};
+template <>
+struct std::tuple_element<0, CoinsCachePair> {
+    using type = const COutPoint;
+};
+template <>
+struct std::tuple_element<1, CoinsCachePair> {
+    using type = CCoinsCacheEntry;
+};
+
 inline void CCoinsCacheEntry::AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel)
 {
     static_assert(alignof(CCoinsCacheEntry) > FLAG_MASK, "the flags need the next pointer's low bits");
@@ -222,15 +263,15 @@ inline void CCoinsCacheEntry::SetClean()
     m_next_and_flags = 0;
 }
 
-// The map's nodes come from a pool (util/pool.h): one node is its own bytes
-// and no malloc header, and a flush hands the nodes back to the pool for
-// the refill instead of to malloc.
-inline constexpr size_t COINS_MAP_NODE_ALIGN = alignof(void*);
-inline constexpr size_t COINS_MAP_MAX_BLOCK_BYTES =
-    (memusage::UnorderedNodeSize<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher>() + COINS_MAP_NODE_ALIGN - 1) / COINS_MAP_NODE_ALIGN * COINS_MAP_NODE_ALIGN;
-using CCoinsMapMemoryResource = PoolResource<COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>;
-using CCoinsMap = std::unordered_map<COutPoint, CCoinsCacheEntry, SaltedCoinsCacheHasher, std::equal_to<COutPoint>,
-                                     PoolAllocator<CoinsCachePair, COINS_MAP_MAX_BLOCK_BYTES, COINS_MAP_NODE_ALIGN>>;
+// The cache's map: 112 + 4 bytes per coin where std::unordered_map with a
+// node pool cost 128 + 8 (util/slab_hash_map.h has the layout). The arena
+// holds the entries, as Core's CCoinsMapMemoryResource holds its nodes.
+using CCoinsMap = SlabHashMap<CoinsCachePair, SaltedCoinsCacheHasher>;
+using CCoinsMapMemoryResource = CCoinsMap::Arena;
+
+namespace memusage {
+inline size_t DynamicUsage(const CCoinsMap& map) { return map.DynamicMemoryUsage(); }
+} // namespace memusage
 
 // What a cache hands its parent's BatchWrite: its flagged entries, oldest
 // flag first, and nothing else, so a write-back costs what changed rather
@@ -430,8 +471,8 @@ public:
     // Sizes the map's bucket array for `entries` coins at once, so a bulk
     // load does not rehash its way up; the array counts as cache memory.
     void ReserveEntries(size_t entries) { m_cache_coins.reserve(entries); }
-    // Memory one more cached coin costs at least: its map node and bucket.
-    static constexpr size_t MIN_BYTES_PER_ENTRY = COINS_MAP_MAX_BLOCK_BYTES + sizeof(void*);
+    // Memory one more cached coin costs at least: its map entry and bucket.
+    static constexpr size_t MIN_BYTES_PER_ENTRY = sizeof(CoinsCachePair) + sizeof(uint32_t);
     size_t DynamicMemoryUsage() const;
     // Entries with a DIRTY flag, kept as they change rather than counted:
     // also the length of the flagged list, since a cache never holds FRESH
@@ -460,7 +501,7 @@ private:
     mutable uint256 m_best_block;
     // Declared before the map so that it outlives the entries linked to it.
     mutable CoinsCachePair m_sentinel;
-    // Declared before the map, which gives its nodes back on destruction.
+    // Declared before the map, which destroys its entries in it.
     mutable CCoinsMapMemoryResource m_cache_coins_memory_resource;
     mutable CCoinsMap m_cache_coins;
     // Heap bytes of the cached coins' scripts; the map's own nodes are

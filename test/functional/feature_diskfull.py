@@ -46,10 +46,10 @@ SNAPSHOT_HEIGHT = 300
 # those flushes and their table files, not all 400,000 coins.
 SNAPSHOT_FREE = 12 * MIB
 CHAIN_BLOCKS = 500
-# With -dbcache=4 the replay flushes about every 90 blocks, each a single
-# batch of about 0.7 MB. 1 MiB free holds the first; the table file LevelDB
+# With -dbcache=4 the replay flushes at blocks 351 and 448, each a single
+# batch of about 1 MB. 1.5 MiB free holds the first; the table file LevelDB
 # then makes of it does not fit beside the next one's log.
-CHAIN_FREE = 1 * MIB
+CHAIN_FREE = 3 * MIB // 2
 # The sync writes several MB in 64 KiB batches. 512 KiB free is below
 # LevelDB's 2 MiB write buffer at -dbcache=1000, so only the log grows, and
 # the write fails after a few batches.
@@ -213,7 +213,7 @@ class DiskFullTest(BitcoinTestFramework):
 
     def test_replay_flush(self, chain, want):
         args = ["-loadblock=" + chain, "-dbcache=4", "-debug=coindb"]
-        self.log.info("(b) -loadblock with -dbcache=4 and %d MiB free: a replay flush runs out of space", CHAIN_FREE // MIB)
+        self.log.info("(b) -loadblock with -dbcache=4 and %.1f MiB free: a replay flush runs out of space", CHAIN_FREE / MIB)
         node = self.add_tmpfs_node(args)
         self.fill(node, CHAIN_FREE)
         node.start(wait_for_rpc=False)

@@ -1,0 +1,275 @@
+// SlabHashMap and SlabArena (util/slab_hash_map.h): random operations agree
+// with std::unordered_map; entries never move while they live; erasing
+// through an iterator from a lookup or from iteration unlinks the right
+// entry from a shared bucket; clear() rewinds the arena so a refill is laid
+// out in address order; an entry whose constructor throws leaves the map as
+// it was; the memory figure is exactly entries, buckets and bitmaps.
+
+#include <util/slab_hash_map.h>
+
+#include <test/util/random.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+// Like a coins cache entry: a key, a value, the map's link in padding.
+struct Entry {
+    const uint64_t first;
+    uint32_t map_link{0};
+    std::string second;
+
+    static inline int live{0};
+    Entry(uint64_t key, std::string value) : first{key}, second{std::move(value)}
+    {
+        if (second == "throw") throw std::runtime_error("constructor failed");
+        ++live;
+    }
+    Entry(uint64_t key) : Entry{key, std::string{}} {}
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    ~Entry() { --live; }
+};
+
+// Few distinct hashes, so that chains of several entries are common.
+struct CollidingHash {
+    size_t operator()(uint64_t key) const { return (key % 7) * 0x9e3779b97f4a7c15ULL; }
+};
+// Spread over all buckets.
+struct MixingHash {
+    size_t operator()(uint64_t key) const { return (key + 1) * 0x9e3779b97f4a7c15ULL ^ (key >> 7); }
+};
+
+template <typename Map>
+void CheckAgainst(const Map& map, const std::map<uint64_t, std::string>& model)
+{
+    BOOST_REQUIRE_EQUAL(map.size(), model.size());
+    BOOST_CHECK_EQUAL(Entry::live, static_cast<int>(model.size()));
+    std::set<uint64_t> seen;
+    for (const auto& entry : map) {
+        const auto it = model.find(entry.first);
+        BOOST_REQUIRE(it != model.end());
+        BOOST_CHECK_EQUAL(entry.second, it->second);
+        BOOST_CHECK(seen.insert(entry.first).second);
+    }
+    BOOST_CHECK_EQUAL(seen.size(), model.size());
+    for (const auto& [key, value] : model) {
+        const auto found = map.find(key);
+        BOOST_REQUIRE(found != map.end());
+        BOOST_CHECK_EQUAL(found->second, value);
+    }
+}
+
+template <typename Hash>
+void RandomOperationsMatchAModel(uint64_t seed)
+{
+    TestRand rand{seed};
+    SlabHashMap<Entry, Hash> map;
+    std::map<uint64_t, std::string> model;
+    std::unordered_map<uint64_t, const Entry*> addresses;
+    for (int step = 0; step < 20000; ++step) {
+        const uint64_t key = rand.Below(600);
+        switch (rand.Below(10)) {
+        case 0: case 1: case 2: case 3: {
+            const std::string value = std::to_string(rand.Next());
+            auto [it, inserted] = map.try_emplace(key, value);
+            BOOST_CHECK_EQUAL(inserted, !model.contains(key));
+            if (inserted) {
+                model[key] = value;
+                addresses[key] = &*it;
+            }
+            BOOST_CHECK_EQUAL(it->first, key);
+            BOOST_CHECK_EQUAL(it->second, model[key]);
+            break;
+        }
+        case 4: case 5: { // erase through a lookup's iterator
+            const auto it = map.find(key);
+            BOOST_CHECK_EQUAL(it != map.end(), model.contains(key));
+            if (it != map.end()) {
+                map.erase(it);
+                model.erase(key);
+                addresses.erase(key);
+            }
+            break;
+        }
+        case 6: // erase by key
+            BOOST_CHECK_EQUAL(map.erase(key), model.erase(key));
+            addresses.erase(key);
+            break;
+        case 7: { // erase through an iterator from iteration
+            if (model.empty()) break;
+            auto it = map.begin();
+            for (uint64_t skip = rand.Below(model.size()); skip > 0; --skip) ++it;
+            const uint64_t erased = it->first;
+            map.erase(it);
+            model.erase(erased);
+            addresses.erase(erased);
+            break;
+        }
+        case 8:
+            if (rand.OneIn(40)) {
+                map.clear();
+                model.clear();
+                addresses.clear();
+            } else if (rand.OneIn(20)) {
+                map.reserve(map.size() + rand.Below(300));
+            }
+            break;
+        case 9: // live entries never move
+            for (const auto& [k, address] : addresses) BOOST_REQUIRE(&*map.find(k) == address);
+            break;
+        }
+        if (step % 1000 == 0) CheckAgainst(map, model);
+    }
+    CheckAgainst(map, model);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(slab_hash_map_tests)
+
+BOOST_AUTO_TEST_CASE(random_operations_match_a_model)
+{
+    for (uint64_t seed : {1, 2, 3}) {
+        BOOST_TEST_CONTEXT("seed " << seed)
+        {
+            RandomOperationsMatchAModel<MixingHash>(seed);
+            RandomOperationsMatchAModel<CollidingHash>(seed);
+        }
+    }
+    BOOST_CHECK_EQUAL(Entry::live, 0);
+}
+
+BOOST_AUTO_TEST_CASE(erasing_from_a_shared_bucket_keeps_the_others)
+{
+    // One bucket for all: every entry is in one chain.
+    struct OneBucket {
+        size_t operator()(uint64_t) const { return 0; }
+    };
+    for (uint64_t victim = 0; victim < 5; ++victim) {
+        BOOST_TEST_CONTEXT("victim " << victim)
+        {
+            SlabHashMap<Entry, OneBucket> map;
+            for (uint64_t key = 0; key < 5; ++key) map.try_emplace(key, std::to_string(key));
+            BOOST_CHECK_EQUAL(map.erase(victim), 1U);
+            BOOST_CHECK_EQUAL(map.size(), 4U);
+            for (uint64_t key = 0; key < 5; ++key) {
+                BOOST_CHECK_EQUAL(map.find(key) != map.end(), key != victim);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(slots_are_reused_last_freed_first_and_rewound_by_clear)
+{
+    SlabArena<Entry> arena;
+    SlabHashMap<Entry, MixingHash> map{0, MixingHash{}, {}, &arena};
+    std::vector<const Entry*> first_fill;
+    for (uint64_t key = 0; key < 300; ++key) first_fill.push_back(&*map.try_emplace(key).first);
+    // Consecutive slots of the first chunk (64 entries) are adjacent.
+    BOOST_CHECK(first_fill[1] == first_fill[0] + 1);
+    BOOST_CHECK_EQUAL(arena.HighWater(), 300U);
+
+    map.erase(10);
+    map.erase(20);
+    // The last slot freed is the first reused; no new slot is opened.
+    BOOST_CHECK(&*map.try_emplace(1000).first == first_fill[20]);
+    BOOST_CHECK(&*map.try_emplace(1001).first == first_fill[10]);
+    BOOST_CHECK_EQUAL(arena.HighWater(), 300U);
+    BOOST_CHECK_EQUAL(arena.InUse(), 300U);
+
+    map.clear();
+    BOOST_CHECK_EQUAL(Entry::live, 0);
+    BOOST_CHECK_EQUAL(arena.InUse(), 0U);
+    BOOST_CHECK_EQUAL(arena.HighWater(), 0U);
+    BOOST_CHECK(map.begin() == map.end());
+    // The refill takes the same memory, from the start, in order.
+    for (uint64_t key = 500; key < 800; ++key) {
+        BOOST_CHECK(&*map.try_emplace(key).first == first_fill[key - 500]);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(chunks_double_and_indexes_cross_them)
+{
+    SlabArena<Entry> arena;
+    SlabHashMap<Entry, MixingHash> map{0, MixingHash{}, {}, &arena};
+    // 64 + 128 + 256 + 512 slots fill the first four chunks exactly.
+    constexpr uint64_t COUNT = 64 + 128 + 256 + 512 + 1;
+    for (uint64_t key = 0; key < COUNT; ++key) map.try_emplace(key, std::to_string(key));
+    uint32_t index = 0;
+    for (uint64_t key = 0; key < COUNT; ++key, ++index) {
+        BOOST_REQUIRE(arena.IsLive(index));
+        BOOST_CHECK(arena.At(index) == &*map.find(key));
+        BOOST_CHECK_EQUAL(arena.At(index)->second, std::to_string(key));
+    }
+    BOOST_CHECK(!arena.IsLive(COUNT));
+    // Iteration goes by slot: the order of insertion here.
+    uint64_t expected = 0;
+    for (const auto& entry : map) BOOST_CHECK_EQUAL(entry.first, expected++);
+    BOOST_CHECK_EQUAL(expected, COUNT);
+    // Iteration skips a freed slot at a chunk boundary.
+    map.erase(63);
+    map.erase(64);
+    BOOST_CHECK_EQUAL(arena.NextLive(63), 65U);
+    BOOST_CHECK_EQUAL(arena.NextLive(COUNT), SlabArena<Entry>::NIL);
+}
+
+BOOST_AUTO_TEST_CASE(a_throwing_constructor_leaves_the_map_as_it_was)
+{
+    SlabArena<Entry> arena;
+    SlabHashMap<Entry, MixingHash> map{0, MixingHash{}, {}, &arena};
+    for (uint64_t key = 0; key < 10; ++key) map.try_emplace(key, "v");
+    BOOST_CHECK_THROW(map.try_emplace(uint64_t{99}, "throw"), std::runtime_error);
+    BOOST_CHECK_EQUAL(map.size(), 10U);
+    BOOST_CHECK(map.find(99) == map.end());
+    BOOST_CHECK_EQUAL(arena.InUse(), 10U);
+    // The slot went back: the next insert takes it, opening none.
+    const uint32_t high_water = arena.HighWater();
+    map.try_emplace(uint64_t{99}, "ok");
+    BOOST_CHECK_EQUAL(arena.HighWater(), high_water);
+    BOOST_CHECK_EQUAL(map.find(99)->second, "ok");
+}
+
+BOOST_AUTO_TEST_CASE(buckets_grow_at_load_factor_one_and_reserve_sizes_them_once)
+{
+    SlabHashMap<Entry, MixingHash> map;
+    BOOST_CHECK_EQUAL(map.bucket_count(), 0U);
+    map.try_emplace(uint64_t{0});
+    BOOST_CHECK_EQUAL(map.bucket_count(), 16U);
+    for (uint64_t key = 1; key < 17; ++key) map.try_emplace(key);
+    BOOST_CHECK_EQUAL(map.bucket_count(), 32U);
+
+    SlabHashMap<Entry, MixingHash> reserved;
+    reserved.reserve(1000);
+    BOOST_CHECK_EQUAL(reserved.bucket_count(), 1000U);
+    for (uint64_t key = 0; key < 1000; ++key) reserved.try_emplace(key);
+    BOOST_CHECK_EQUAL(reserved.bucket_count(), 1000U);
+    reserved.try_emplace(uint64_t{1000});
+    BOOST_CHECK_EQUAL(reserved.bucket_count(), 2000U);
+    // A smaller reserve never shrinks.
+    reserved.reserve(10);
+    BOOST_CHECK_EQUAL(reserved.bucket_count(), 2000U);
+}
+
+BOOST_AUTO_TEST_CASE(memory_is_entries_buckets_and_bitmaps)
+{
+    SlabArena<Entry> arena;
+    SlabHashMap<Entry, MixingHash> map{100, MixingHash{}, {}, &arena};
+    BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 100 * sizeof(uint32_t));
+    for (uint64_t key = 0; key < 70; ++key) map.try_emplace(key);
+    // Two chunks (64 + 128 slots), one bit each.
+    BOOST_CHECK_EQUAL(arena.BitmapBytes(), (64 + 128) / 8U);
+    BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 70 * sizeof(Entry) + 100 * sizeof(uint32_t) + (64 + 128) / 8);
+    map.erase(5);
+    BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 69 * sizeof(Entry) + 100 * sizeof(uint32_t) + (64 + 128) / 8);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
