@@ -2,11 +2,8 @@
 #define COINSDB_MEMUSAGE_H
 
 #include <prevector.h>
-#include <util/pool.h>
 
 #include <cstddef>
-#include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 // Estimates of heap memory as glibc's malloc hands it out on a 64-bit host:
@@ -31,36 +28,6 @@ template <unsigned int N, typename T>
 size_t DynamicUsage(const prevector<N, T>& v)
 {
     return MallocUsage(v.allocated_memory());
-}
-
-// libstdc++ keeps each element in its own node behind a singly linked next
-// pointer (no cached hash code when the hasher is noexcept), plus one
-// pointer per bucket.
-template <typename K, typename V, typename H = std::hash<K>>
-constexpr size_t UnorderedNodeSize()
-{
-    // libstdc++ stores each node's hash code too when the hasher may throw
-    // (it assumes every other hasher worth caching for is one that may).
-    constexpr bool code_cached = !std::is_nothrow_invocable_v<const H&, const K&>;
-    return sizeof(void*) + sizeof(std::pair<const K, V>) + (code_cached ? sizeof(size_t) : 0);
-}
-
-template <typename K, typename V, typename H, typename E, typename A>
-size_t DynamicUsage(const std::unordered_map<K, V, H, E, A>& m)
-{
-    return MallocUsage(UnorderedNodeSize<K, V, H>()) * m.size() + MallocUsage(sizeof(void*) * m.bucket_count());
-}
-
-// With nodes from a PoolResource: each node costs its pool block and no
-// malloc header; the bucket array, larger than any pooled block once the
-// map holds more than a handful of entries, comes from malloc.
-template <typename K, typename V, typename H, typename E, size_t MAX_BLOCK_BYTES, size_t ALIGN>
-size_t DynamicUsage(const std::unordered_map<K, V, H, E, PoolAllocator<std::pair<const K, V>, MAX_BLOCK_BYTES, ALIGN>>& m)
-{
-    using Resource = PoolResource<MAX_BLOCK_BYTES, ALIGN>;
-    const size_t bucket_bytes = sizeof(void*) * m.bucket_count();
-    const size_t buckets = Resource::IsPooled(bucket_bytes, alignof(void*)) ? Resource::BlockBytesFor(bucket_bytes) : MallocUsage(bucket_bytes);
-    return Resource::BlockBytesFor(UnorderedNodeSize<K, V, H>()) * m.size() + buckets;
 }
 
 } // namespace memusage
