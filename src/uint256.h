@@ -50,6 +50,13 @@ public:
     }
 
     friend auto operator<=>(const uint256&, const uint256&) = default;
+    // Four word compares, inlined: the defaulted equality is a call to
+    // memcmp, and the coins map compares a key at every entry it probes.
+    friend bool operator==(const uint256& a, const uint256& b)
+    {
+        return ((a.GetUint64(0) ^ b.GetUint64(0)) | (a.GetUint64(1) ^ b.GetUint64(1)) |
+                (a.GetUint64(2) ^ b.GetUint64(2)) | (a.GetUint64(3) ^ b.GetUint64(3))) == 0;
+    }
 
     template <typename Stream>
     void Serialize(Stream& s) const { s.write(std::as_bytes(std::span{m_data})); }

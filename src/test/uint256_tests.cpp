@@ -131,6 +131,24 @@ BOOST_AUTO_TEST_CASE(ordering_follows_stored_bytes)
     BOOST_CHECK(values == expected);
 }
 
+BOOST_AUTO_TEST_CASE(equality_sees_every_bit_and_agrees_with_ordering)
+{
+    const uint256 base = *uint256::FromHex("0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206");
+    BOOST_CHECK(base == uint256{base});
+    for (size_t i = 0; i < uint256::SIZE; ++i) {
+        for (int bit = 0; bit < 8; ++bit) {
+            BOOST_TEST_CONTEXT("byte " << i << " bit " << bit)
+            {
+                uint256 flipped = base;
+                flipped.data()[i] ^= static_cast<unsigned char>(1 << bit);
+                BOOST_CHECK(!(flipped == base));
+                BOOST_CHECK(flipped != base);
+                BOOST_CHECK((flipped <=> base) != 0);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(null_and_set_null)
 {
     BOOST_CHECK(uint256{}.IsNull());
