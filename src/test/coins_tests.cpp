@@ -539,7 +539,8 @@ private:
     void Emplace()
     {
         m_op = "EmplaceCoinInternalDANGER";
-        const COutPoint outpoint = PickOutpoint();
+        // Often one the top holds, so that duplicates (ignored) come up too.
+        const COutPoint outpoint = PickLikelyUnspent();
         Coin coin = RandomCoin(m_rand, /*allow_unspendable=*/false);
         CCoinsViewCache& top = Top();
         if (top.HaveCoinInCache(outpoint)) {
@@ -566,9 +567,16 @@ private:
         ++m_stats.uncaches;
     }
 
+    // What a layer writes down becomes entries of the layer below.
+    void MarkWrittenDown(size_t level)
+    {
+        if (level > 0) m_layers[level - 1].maybe_cached.insert(m_layers[level].maybe_cached.begin(), m_layers[level].maybe_cached.end());
+    }
+
     void Flush(size_t level)
     {
         Layer& layer = m_layers[level];
+        MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         layer.cache->SetBestBlock(block);
         layer.cache->Flush();
@@ -585,6 +593,7 @@ private:
     {
         Layer& layer = m_layers[level];
         CCoinsViewCache& cache = *layer.cache;
+        MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         cache.SetBestBlock(block);
         // What the layer holds before: every cached unspent coin stays.
