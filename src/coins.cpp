@@ -191,6 +191,13 @@ void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coi
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
+void CCoinsViewCache::EmplaceNewCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin)
+{
+    auto it = m_cache_coins.emplace_absent(std::move(outpoint), std::move(coin));
+    MarkDirty(*it);
+    m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
+}
+
 bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
 {
     auto it = FetchCoin(outpoint);

@@ -427,6 +427,10 @@ public:
     // parent and without any check. Only safe when the parent is known not
     // to hold the outpoint.
     void EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin);
+    // The same for a coin this cache is known not to hold either: the map
+    // does not look for it first. A snapshot read in strictly ascending key
+    // order into a cache that held nothing else is that case.
+    void EmplaceNewCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin);
 
     // Spends a coin, optionally moving it out first. Returns false when
     // neither this cache nor its parents have an entry; an entry that is

@@ -301,6 +301,9 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     // The whole bucket array up front, for as many coins as can fit: the
     // map neither rehashes on the way up nor after a flush (which keeps it).
     cache.ReserveEntries(std::min<uint64_t>(metadata.coins_count, chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY));
+    // Coins in strictly ascending order are all distinct, and a cache that
+    // starts empty holds none of them (a flush empties it again).
+    const bool cache_started_empty = cache.GetCacheSize() == 0;
     SnapshotCoinReader reader{file, metadata, base_height};
     SnapshotHasher hasher;
     COutPoint outpoint;
@@ -316,7 +319,11 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
             throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
                                             loaded, outpoint.hash.GetHex(), outpoint.n));
         }
-        cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
+        if (cache_started_empty && hasher.InOrder()) {
+            cache.EmplaceNewCoinInternalDANGER(std::move(outpoint), std::move(coin));
+        } else {
+            cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
+        }
         if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
             LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,
                     InMB(cache.DynamicMemoryUsage()));

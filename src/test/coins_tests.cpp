@@ -552,9 +552,14 @@ private:
                        "a duplicate emplace changed " + outpoint.ToString());
             ++m_stats.emplaces_ignored;
         } else if (!m_layers.back().maybe_cached.contains(outpoint) && !TopModel().contains(outpoint)) {
-            // The one safe use: nothing here, nothing below.
+            // The one safe use: nothing here, nothing below. With no entry
+            // here either, the variant that skips the lookup is safe too.
             TopModel().emplace(outpoint, coin);
-            top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
+            if (m_rand.Bool()) {
+                top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
+            } else {
+                top.EmplaceNewCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
+            }
             MarkTouched(outpoint);
             ++m_stats.emplaces_inserted;
         }

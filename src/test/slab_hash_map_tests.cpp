@@ -3,7 +3,8 @@
 // through an iterator from a lookup or from iteration unlinks the right
 // entry from a shared bucket; clear() rewinds the arena so a refill is laid
 // out in address order; an entry whose constructor throws leaves the map as
-// it was; the memory figure is exactly entries, buckets and bitmaps.
+// it was; emplace_absent skips the lookup; the memory figure is exactly
+// entries, buckets and bitmaps.
 
 #include <util/slab_hash_map.h>
 
@@ -236,6 +237,25 @@ BOOST_AUTO_TEST_CASE(a_throwing_constructor_leaves_the_map_as_it_was)
     map.try_emplace(uint64_t{99}, "ok");
     BOOST_CHECK_EQUAL(arena.HighWater(), high_water);
     BOOST_CHECK_EQUAL(map.find(99)->second, "ok");
+}
+
+BOOST_AUTO_TEST_CASE(emplace_absent_inserts_without_looking)
+{
+    SlabHashMap<Entry, CollidingHash> map;
+    for (uint64_t key = 0; key < 100; ++key) {
+        const auto it = map.emplace_absent(key, std::to_string(key));
+        BOOST_CHECK_EQUAL(it->first, key);
+    }
+    BOOST_CHECK_EQUAL(map.size(), 100U);
+    BOOST_CHECK_GE(map.bucket_count(), 100U);
+    for (uint64_t key = 0; key < 100; ++key) BOOST_CHECK_EQUAL(map.find(key)->second, std::to_string(key));
+    // It does not look: a present key goes in a second time, which is why
+    // its callers must know the key is absent.
+    map.emplace_absent(uint64_t{7}, "again");
+    BOOST_CHECK_EQUAL(map.size(), 101U);
+    BOOST_CHECK_EQUAL(map.erase(7), 1U);
+    BOOST_CHECK_EQUAL(map.erase(7), 1U);
+    BOOST_CHECK(map.find(7) == map.end());
 }
 
 BOOST_AUTO_TEST_CASE(buckets_grow_at_load_factor_one_and_reserve_sizes_them_once)

@@ -284,19 +284,17 @@ public:
                 if (m_equal(m_arena->At(index)->first, key)) return {iterator{m_arena, index, bucket}, false};
             }
         }
-        if (m_size >= m_bucket_count) Rehash(std::max<size_t>(m_bucket_count * 2, 16));
-        const uint32_t index = m_arena->Take();
-        try {
-            new (m_arena->At(index)) Entry(std::forward<K>(key), std::forward<Args>(args)...);
-        } catch (...) {
-            m_arena->Give(index);
-            throw;
-        }
-        const uint32_t bucket = BucketOf(hash);
-        m_arena->At(index)->map_link = m_buckets[bucket];
-        m_buckets[bucket] = index;
-        ++m_size;
-        return {iterator{m_arena, index, bucket}, true};
+        return {Insert(hash, std::forward<K>(key), std::forward<Args>(args)...), true};
+    }
+
+    // Inserts Entry(key, args...) without looking for key first: for bulk
+    // loads whose keys are known to be absent (and distinct). A key that is
+    // present ends up in the map twice, so the caller must be sure.
+    template <typename K, typename... Args>
+    iterator emplace_absent(K&& key, Args&&... args)
+    {
+        const size_t hash = m_hash(key);
+        return Insert(hash, std::forward<K>(key), std::forward<Args>(args)...);
     }
 
     void erase(const_iterator it)
@@ -351,6 +349,26 @@ public:
     }
 
 private:
+    // Links a new Entry(key, args...) at the head of its bucket, growing
+    // the bucket array first if the map is at load factor 1.
+    template <typename K, typename... Args>
+    iterator Insert(size_t hash, K&& key, Args&&... args)
+    {
+        if (m_size >= m_bucket_count) Rehash(std::max<size_t>(m_bucket_count * 2, 16));
+        const uint32_t index = m_arena->Take();
+        try {
+            new (m_arena->At(index)) Entry(std::forward<K>(key), std::forward<Args>(args)...);
+        } catch (...) {
+            m_arena->Give(index);
+            throw;
+        }
+        const uint32_t bucket = BucketOf(hash);
+        m_arena->At(index)->map_link = m_buckets[bucket];
+        m_buckets[bucket] = index;
+        ++m_size;
+        return {m_arena, index, bucket};
+    }
+
     uint32_t BucketOf(size_t hash) const
     {
         return static_cast<uint32_t>((static_cast<uint64_t>(hash >> 32) * m_bucket_count) >> 32);
