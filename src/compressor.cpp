@@ -6,12 +6,6 @@
 
 namespace {
 
-constexpr unsigned char OP_DUP = 0x76;
-constexpr unsigned char OP_HASH160 = 0xa9;
-constexpr unsigned char OP_EQUAL = 0x87;
-constexpr unsigned char OP_EQUALVERIFY = 0x88;
-constexpr unsigned char OP_CHECKSIG = 0xac;
-
 bool IsP2PKH(const CScript& s)
 {
     return s.size() == 25 && s[0] == OP_DUP && s[1] == OP_HASH160 && s[2] == 20 &&

@@ -2,6 +2,7 @@
 
 #include <consensus/merkle.h>
 #include <primitives/amount.h>
+#include <script/script.h>
 #include <util/strencodings.h>
 
 #include <stdexcept>
@@ -23,7 +24,6 @@ AssumeutxoData Entry(int height, std::string_view blockhash, std::string_view ha
 // Script bytes that push data (no OP_PUSHDATA2 needed: genesis pushes are short).
 void AppendPush(CScript& script, std::span<const unsigned char> data)
 {
-    constexpr unsigned char OP_PUSHDATA1 = 0x4c;
     if (data.size() >= OP_PUSHDATA1) script.push_back(OP_PUSHDATA1);
     script.push_back(static_cast<unsigned char>(data.size()));
     script.insert(script.end(), data.begin(), data.end());
@@ -47,7 +47,6 @@ constexpr std::string_view MAIN_POW_LIMIT = "00000000fffffffffffffffffffffffffff
 
 CBlock CChainParams::BuildGenesisBlock(const GenesisFacts& facts)
 {
-    constexpr unsigned char OP_CHECKSIG = 0xac;
     // scriptSig: push of nBits 0x1d00ffff (4 bytes LE), push of the number 4,
     // push of the headline; upstream's exact bytes, since they feed the txid.
     CScript script_sig{0x04, 0xff, 0xff, 0x00, 0x1d, 0x01, 0x04};

@@ -7,6 +7,7 @@
 #include <rpc/json.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>
+#include <script/script.h>
 #include <util/args.h>
 #include <util/log.h>
 #include <util/strencodings.h>
@@ -29,13 +30,17 @@ json AmountToJson(CAmount amount) { return ValueFromAmount(amount); }
 
 std::string ScriptType(const CScript& s)
 {
-    if (s.size() == 25 && s[0] == 0x76 && s[1] == 0xa9 && s[2] == 20 && s[23] == 0x88 && s[24] == 0xac) return "pubkeyhash";
-    if (s.size() == 23 && s[0] == 0xa9 && s[1] == 20 && s[22] == 0x87) return "scripthash";
-    if (s.size() == 22 && s[0] == 0x00 && s[1] == 20) return "witness_v0_keyhash";
-    if (s.size() == 34 && s[0] == 0x00 && s[1] == 32) return "witness_v0_scripthash";
-    if (s.size() == 34 && s[0] == 0x51 && s[1] == 32) return "witness_v1_taproot";
-    if ((s.size() == 35 && s[0] == 33 && s[34] == 0xac) || (s.size() == 67 && s[0] == 65 && s[66] == 0xac)) return "pubkey";
-    if (!s.empty() && s.back() == 0xae) return "multisig";
+    if (s.size() == 25 && s[0] == OP_DUP && s[1] == OP_HASH160 && s[2] == 20 && s[23] == OP_EQUALVERIFY && s[24] == OP_CHECKSIG) {
+        return "pubkeyhash";
+    }
+    if (s.size() == 23 && s[0] == OP_HASH160 && s[1] == 20 && s[22] == OP_EQUAL) return "scripthash";
+    if (s.size() == 22 && s[0] == OP_0 && s[1] == 20) return "witness_v0_keyhash";
+    if (s.size() == 34 && s[0] == OP_0 && s[1] == 32) return "witness_v0_scripthash";
+    if (s.size() == 34 && s[0] == OP_1 && s[1] == 32) return "witness_v1_taproot";
+    if ((s.size() == 35 && s[0] == 33 && s[34] == OP_CHECKSIG) || (s.size() == 67 && s[0] == 65 && s[66] == OP_CHECKSIG)) {
+        return "pubkey";
+    }
+    if (!s.empty() && s.back() == OP_CHECKMULTISIG) return "multisig";
     return "nonstandard";
 }
 

@@ -85,10 +85,10 @@ uint256 FilledHash(unsigned char byte)
 // A P2PKH script whose key hash starts with the tag: distinct outputs.
 CScript KeyHashScript(uint32_t tag)
 {
-    CScript script{0x76, 0xa9, 0x14};
+    CScript script{OP_DUP, OP_HASH160, 0x14};
     for (int i = 0; i < 4; ++i) script.push_back(static_cast<unsigned char>(tag >> (8 * i)));
     script.insert(script.end(), 16, 0x00);
-    script.insert(script.end(), {0x88, 0xac});
+    script.insert(script.end(), {OP_EQUALVERIFY, OP_CHECKSIG});
     return script;
 }
 

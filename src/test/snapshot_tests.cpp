@@ -39,17 +39,17 @@ uint256 Txid(unsigned char tag)
 
 CScript P2PKH(unsigned char fill)
 {
-    CScript script{0x76, 0xa9, 0x14};
+    CScript script{OP_DUP, OP_HASH160, 0x14};
     script.insert(script.end(), 20, fill);
-    script.insert(script.end(), {0x88, 0xac});
+    script.insert(script.end(), {OP_EQUALVERIFY, OP_CHECKSIG});
     return script;
 }
 
 CScript P2SH(unsigned char fill)
 {
-    CScript script{0xa9, 0x14};
+    CScript script{OP_HASH160, 0x14};
     script.insert(script.end(), 20, fill);
-    script.push_back(0x87);
+    script.push_back(OP_EQUAL);
     return script;
 }
 

@@ -45,14 +45,14 @@ Coin MakeCoin(uint32_t seed)
     CScript script;
     switch (seed % 3) {
     case 0: // P2PKH
-        script = CScript{0x76, 0xa9, 0x14};
+        script = CScript{OP_DUP, OP_HASH160, 0x14};
         script.insert(script.end(), 20, static_cast<unsigned char>(seed));
-        script.insert(script.end(), {0x88, 0xac});
+        script.insert(script.end(), {OP_EQUALVERIFY, OP_CHECKSIG});
         break;
     case 1: // P2SH
-        script = CScript{0xa9, 0x14};
+        script = CScript{OP_HASH160, 0x14};
         script.insert(script.end(), 20, static_cast<unsigned char>(seed >> 1));
-        script.push_back(0x87);
+        script.push_back(OP_EQUAL);
         break;
     default: // stored as is
         script = CScript(5 + seed % 40, static_cast<unsigned char>(0x51 + seed % 7));

@@ -227,9 +227,6 @@ struct ImmatureCoin {
 // key count, skipping pushed data and stopping at a truncated push.
 uint64_t LegacySigOps(const CScript& script)
 {
-    constexpr unsigned char OP_PUSHDATA1 = 0x4c, OP_PUSHDATA2 = 0x4d, OP_PUSHDATA4 = 0x4e;
-    constexpr unsigned char OP_CHECKSIG = 0xac, OP_CHECKSIGVERIFY = 0xad;
-    constexpr unsigned char OP_CHECKMULTISIG = 0xae, OP_CHECKMULTISIGVERIFY = 0xaf;
     uint64_t count = 0;
     size_t pos = 0;
     while (pos < script.size()) {

@@ -6,18 +6,6 @@
 
 namespace {
 
-constexpr unsigned char OP_0 = 0x00;
-constexpr unsigned char OP_1 = 0x51;
-constexpr unsigned char OP_2 = 0x52;
-constexpr unsigned char OP_3 = 0x53;
-constexpr unsigned char OP_16 = 0x60;
-constexpr unsigned char OP_DUP = 0x76;
-constexpr unsigned char OP_HASH160 = 0xa9;
-constexpr unsigned char OP_EQUAL = 0x87;
-constexpr unsigned char OP_EQUALVERIFY = 0x88;
-constexpr unsigned char OP_CHECKSIG = 0xac;
-constexpr unsigned char OP_CHECKMULTISIG = 0xae;
-
 // Heights at which each type could first and last be created, in per mille
 // of the base height: mainnet's activation heights over 840,000 (P2SH
 // 173,805; segwit 481,824; taproot 709,632). Uncompressed keys stop at 30%:
@@ -52,9 +40,10 @@ constexpr std::array<uint32_t, 9> LEADING_DIGIT_WEIGHTS{301, 176, 125, 97, 79, 6
 constexpr std::array<unsigned char, 4> PAY_TO_ANCHOR{OP_1, 0x02, 0x4e, 0x73};
 
 // First bytes of the random nonstandard scripts: opcodes no recognised shape
-// starts with (OP_NOP, OP_IF, OP_DROP, OP_SIZE, OP_CLTV, OP_CSV), so that
-// ClassifyScript can never mistake one for a standard type.
-constexpr std::array<unsigned char, 6> ODD_FIRST_BYTES{0x61, 0x63, 0x75, 0x82, 0xb1, 0xb2};
+// starts with, so that ClassifyScript can never mistake one for a standard
+// type.
+constexpr std::array<unsigned char, 6> ODD_FIRST_BYTES{OP_NOP, OP_IF, OP_DROP, OP_SIZE, OP_CHECKLOCKTIMEVERIFY,
+                                                       OP_CHECKSEQUENCEVERIFY};
 
 CAmount Pow10(int exponent)
 {

@@ -87,22 +87,22 @@ CScript MakeScript(FuzzInput& in)
         return prefix;
     };
     switch (kind) {
-    case 0: return filled({0x76, 0xa9, 20}, 20, {0x88, 0xac});        // P2PKH
-    case 1: return filled({0xa9, 20}, 20, {0x87});                    // P2SH
-    case 2: return filled({0x00, 20}, 20, {});                        // P2WPKH, generic
-    case 3: return filled({33, uint8_t(2 + (fill & 1))}, 32, {0xac}); // compressed P2PK
-    case 4: {                                                         // valid uncompressed P2PK
+    case 0: return filled({OP_DUP, OP_HASH160, 20}, 20, {OP_EQUALVERIFY, OP_CHECKSIG}); // P2PKH
+    case 1: return filled({OP_HASH160, 20}, 20, {OP_EQUAL});                            // P2SH
+    case 2: return filled({OP_0, 20}, 20, {});                                          // P2WPKH, generic
+    case 3: return filled({33, uint8_t(2 + (fill & 1))}, 32, {OP_CHECKSIG});            // compressed P2PK
+    case 4: {                                                                           // valid uncompressed P2PK
         CScript script{65};
         const auto key = *TryParseHex(G_UNCOMPRESSED);
         script.insert(script.end(), key.begin(), key.end());
-        script.push_back(0xac);
+        script.push_back(OP_CHECKSIG);
         return script;
     }
-    case 5: return filled({65, 0x04}, 64, {0xac});          // off-curve key, generic
-    case 6: return filled({}, 37 + in.Below(84), {});         // past the inline 36 bytes
-    case 7: return CScript{};                                 // empty
-    case 8: return filled({OP_RETURN}, in.Below(8), {});      // unspendable
-    default: return filled({}, MAX_SCRIPT_SIZE + 1, {});      // unspendable by size
+    case 5: return filled({65, 0x04}, 64, {OP_CHECKSIG});                               // off-curve key, generic
+    case 6: return filled({}, 37 + in.Below(84), {});                                   // past the inline 36 bytes
+    case 7: return CScript{};                                                           // empty
+    case 8: return filled({OP_RETURN}, in.Below(8), {});                                // unspendable
+    default: return filled({}, MAX_SCRIPT_SIZE + 1, {});                                // unspendable by size
     }
 }
 
