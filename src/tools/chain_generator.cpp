@@ -8,15 +8,14 @@
 #include <script/script.h>
 #include <tools/coin_shape.h>
 #include <tools/gen_random.h>
+#include <tools/output_file.h>
 #include <util/strencodings.h>
 
 #include <fmt/format.h>
 
 #include <array>
 #include <cassert>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <deque>
 #include <optional>
 #include <stdexcept>
@@ -759,32 +758,10 @@ GeneratedChainInfo WriteGeneratedChain(AutoFile& file, const ChainGeneratorOptio
 GeneratedChainInfo GenerateChainFile(const std::filesystem::path& path, const ChainGeneratorOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();
-    if (std::filesystem::exists(path)) {
-        throw std::runtime_error(fmt::format("{} already exists: remove it or choose another -output", path.string()));
-    }
-    std::filesystem::path temp_path{path};
-    temp_path += ".incomplete";
-    // Declared before the file so that it outlives the FILE using it.
-    std::vector<char> buffer(1 << 20);
-    AutoFile file{std::fopen(temp_path.c_str(), "wb")};
-    if (file.IsNull()) {
-        throw std::runtime_error(fmt::format("cannot create {}: {}", temp_path.string(), std::strerror(errno)));
-    }
-    std::setvbuf(file.Get(), buffer.data(), _IOFBF, buffer.size());
-    try {
-        GeneratedChainInfo info = WriteGeneratedChain(file, options);
-        if (file.fclose() != 0) {
-            throw std::runtime_error(fmt::format("writing {} failed: {}", temp_path.string(), std::strerror(errno)));
-        }
-        std::filesystem::rename(temp_path, path);
-        info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return info;
-    } catch (const std::exception& e) {
-        file.fclose();
-        std::error_code ignored;
-        std::filesystem::remove(temp_path, ignored);
-        throw std::runtime_error(fmt::format("generating {} failed: {}", path.string(), e.what()));
-    }
+    GeneratedChainInfo info;
+    WriteOutputFile(path, [&](AutoFile& file) { info = WriteGeneratedChain(file, options); });
+    info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return info;
 }
 
 std::string ChainInfoJson(const GeneratedChainInfo& info, const std::filesystem::path& path)

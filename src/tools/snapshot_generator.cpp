@@ -2,12 +2,11 @@
 
 #include <kernel/coinstats.h>
 #include <node/utxo_snapshot.h>
+#include <tools/output_file.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -20,9 +19,6 @@ constexpr uint32_t OTHER_TYPE_PER_10000 = 3000;
 
 // How far below its drawn height a coinbase looks for a block without one.
 constexpr int MAX_COINBASE_HEIGHT_PROBE = 64;
-
-// Output buffer of the snapshot file: fewer write calls for ~40-byte coins.
-constexpr size_t FILE_BUFFER_BYTES = 1 << 20;
 
 std::string JsonString(std::string_view text)
 {
@@ -174,29 +170,9 @@ GeneratedSnapshotInfo WriteGeneratedSnapshot(AutoFile& file, const MessageStartC
 GeneratedSnapshotInfo GenerateSnapshotFile(const std::filesystem::path& path, const CChainParams& params,
                                            const SnapshotGeneratorOptions& options)
 {
-    if (std::filesystem::exists(path)) {
-        throw std::runtime_error(fmt::format("{} already exists: remove it or choose another -output", path.string()));
-    }
-    std::filesystem::path temp_path{path};
-    temp_path += ".incomplete";
-    // Declared before the file so that it outlives the FILE using it.
-    std::vector<char> buffer(FILE_BUFFER_BYTES);
-    AutoFile file{std::fopen(temp_path.c_str(), "wb")};
-    if (file.IsNull()) {
-        throw std::runtime_error(fmt::format("cannot create {}: {}", temp_path.string(), std::strerror(errno)));
-    }
-    std::setvbuf(file.Get(), buffer.data(), _IOFBF, buffer.size());
-    try {
-        const GeneratedSnapshotInfo info = WriteGeneratedSnapshot(file, params.MessageStart(), options);
-        if (file.fclose() != 0) throw std::runtime_error(fmt::format("writing {} failed: {}", temp_path.string(), std::strerror(errno)));
-        std::filesystem::rename(temp_path, path);
-        return info;
-    } catch (const std::exception& e) {
-        file.fclose();
-        std::error_code ignored;
-        std::filesystem::remove(temp_path, ignored);
-        throw std::runtime_error(fmt::format("generating {} failed: {}", path.string(), e.what()));
-    }
+    GeneratedSnapshotInfo info;
+    WriteOutputFile(path, [&](AutoFile& file) { info = WriteGeneratedSnapshot(file, params.MessageStart(), options); });
+    return info;
 }
 
 std::string SnapshotInfoJson(const GeneratedSnapshotInfo& info, const std::filesystem::path& path, const std::string& chain)
