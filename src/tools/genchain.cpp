@@ -9,11 +9,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <exception>
 #include <stdexcept>
 #include <string>
 
 namespace {
+
+constexpr const char* USAGE{"coinsdb-genchain -output=<path> -blocks=<n> [options]"};
+constexpr const char* OUTPUT_HELP{"Block file to write (must not exist yet)"};
 
 // A target beyond this is a typo: the generator would need tens of GB.
 constexpr uint64_t MAX_TARGET_UTXOS = 1'000'000'000;
@@ -21,7 +23,6 @@ constexpr uint64_t MAX_TARGET_UTXOS = 1'000'000'000;
 void SetupArgs(ArgsManager& args)
 {
     const std::string cat{"Options"};
-    AddGeneratorArgs(args, "Block file to write (must not exist yet)");
     args.AddArg("-blocks=<n>", fmt::format("Blocks above genesis, 1 to {}", MAX_CHAIN_BLOCKS), ArgsManager::NONE, cat);
     args.AddArg("-txs-per-block=<n>",
                 fmt::format("Average transactions per block besides the coinbase, 0 to {} (default: {})", MAX_TXS_PER_BLOCK,
@@ -49,19 +50,12 @@ ChainGeneratorOptions ParseOptions(const ArgsManager& args)
     return options;
 }
 
-int Run(int argc, char* argv[])
+std::string Generate(const ArgsManager& args, const std::string& output)
 {
-    ArgsManager args;
-    SetupArgs(args);
-    const auto output = ParseGeneratorArgs(args, argc, argv, "coinsdb-genchain -output=<path> -blocks=<n> [options]");
-    if (!output) return 0;
     const ChainGeneratorOptions options = ParseOptions(args);
-
-    const auto info = GenerateChainFile(*output, options);
-    std::puts(ChainInfoJson(info, *output).c_str());
-    return 0;
+    return ChainInfoJson(GenerateChainFile(output, options), output);
 }
 
 } // namespace
 
-int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, Run); }
+int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, {USAGE, OUTPUT_HELP, SetupArgs, Generate}); }

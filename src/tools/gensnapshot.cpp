@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <exception>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace {
+
+constexpr const char* USAGE{"coinsdb-gensnapshot -output=<path> -coins=<n> [options]"};
+constexpr const char* OUTPUT_HELP{"Snapshot file to write (must not exist yet)"};
 
 // Coins and heights beyond these are typos, not benchmarks; the height bound
 // also caps the one-bit-per-block coinbase map at 6 MB.
@@ -25,7 +25,6 @@ constexpr int64_t MAX_BASE_HEIGHT = 50'000'000;
 void SetupArgs(ArgsManager& args)
 {
     const std::string cat{"Options"};
-    AddGeneratorArgs(args, "Snapshot file to write (must not exist yet)");
     args.AddArg("-coins=<n>", fmt::format("Number of coins, 1 to {}", MAX_COINS), ArgsManager::NONE, cat);
     args.AddArg("-height=<n>", fmt::format("Base block height, 1 to {} (default: 840000)", MAX_BASE_HEIGHT), ArgsManager::NONE, cat);
     args.AddArg("-chain=<chain>", "Network magic to write: regtest, signet, test or testnet4 (default: regtest)", ArgsManager::NONE, cat);
@@ -57,20 +56,13 @@ SnapshotGeneratorOptions ParseOptions(const ArgsManager& args)
     return options;
 }
 
-int Run(int argc, char* argv[])
+std::string Generate(const ArgsManager& args, const std::string& output)
 {
-    ArgsManager args;
-    SetupArgs(args);
-    const auto output = ParseGeneratorArgs(args, argc, argv, "coinsdb-gensnapshot -output=<path> -coins=<n> [options]");
-    if (!output) return 0;
     const CChainParams params = ParseChain(args);
     const SnapshotGeneratorOptions options = ParseOptions(args);
-
-    const auto info = GenerateSnapshotFile(*output, params, options);
-    std::puts(SnapshotInfoJson(info, *output, params.GetChainTypeString()).c_str());
-    return 0;
+    return SnapshotInfoJson(GenerateSnapshotFile(output, params, options), output, params.GetChainTypeString());
 }
 
 } // namespace
 
-int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, Run); }
+int main(int argc, char* argv[]) { return RunGeneratorTool(argc, argv, {USAGE, OUTPUT_HELP, SetupArgs, Generate}); }

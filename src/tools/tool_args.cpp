@@ -8,6 +8,9 @@
 #include <exception>
 #include <stdexcept>
 
+namespace {
+
+// -output=<path> (described by output_help), -seed=<n>, -help and -?.
 void AddGeneratorArgs(ArgsManager& args, const std::string& output_help)
 {
     const std::string cat{"Options"};
@@ -17,6 +20,9 @@ void AddGeneratorArgs(ArgsManager& args, const std::string& output_help)
     args.AddArg("-?", "Print this help message and exit", ArgsManager::NONE, cat);
 }
 
+// Prints the usage and the options and returns nullopt for -help; otherwise
+// returns the -output path. Throws std::invalid_argument for anything the
+// tool cannot take.
 std::optional<std::string> ParseGeneratorArgs(ArgsManager& args, int argc, char* argv[], const std::string& usage)
 {
     std::string error;
@@ -31,6 +37,8 @@ std::optional<std::string> ParseGeneratorArgs(ArgsManager& args, int argc, char*
     return *output;
 }
 
+} // namespace
+
 uint64_t ParseBounded(const ArgsManager& args, const std::string& name, uint64_t fallback, uint64_t min, uint64_t max)
 {
     const auto text = args.GetArg(name);
@@ -44,10 +52,16 @@ uint64_t ParseBounded(const ArgsManager& args, const std::string& name, uint64_t
 
 uint64_t ParseSeed(const ArgsManager& args) { return ParseBounded(args, "seed", 0, 0, UINT64_MAX); }
 
-int RunGeneratorTool(int argc, char* argv[], int (*run)(int, char*[]))
+int RunGeneratorTool(int argc, char* argv[], const GeneratorTool& tool)
 {
     try {
-        return run(argc, argv);
+        ArgsManager args;
+        AddGeneratorArgs(args, tool.output_help);
+        tool.add_args(args);
+        const auto output = ParseGeneratorArgs(args, argc, argv, tool.usage);
+        if (!output) return 0;
+        std::puts(tool.generate(args, *output).c_str());
+        return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "Error: %s\n", e.what());
         return 1;
