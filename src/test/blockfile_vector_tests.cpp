@@ -13,6 +13,7 @@
 #include <primitives/block.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <util/strencodings.h>
 
 #include <boost/test/unit_test.hpp>

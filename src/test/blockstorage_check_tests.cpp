@@ -4,6 +4,7 @@
 #include <node/blockstorage_check.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <util/strencodings.h>
 
 #include <boost/test/unit_test.hpp>

@@ -12,6 +12,7 @@
 #include <node/blockstorage.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <util/log.h>
 #include <util/strencodings.h>
 

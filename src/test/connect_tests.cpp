@@ -19,6 +19,7 @@
 #include <kernel/undo.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <txdb.h>
 #include <util/strencodings.h>
 #include <util/threadpool.h>

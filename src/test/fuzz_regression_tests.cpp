@@ -7,6 +7,7 @@
 
 #include <test/fuzz/fuzz.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 
 #include <rpc/json.h>
 #include <util/strencodings.h>

@@ -8,6 +8,7 @@
 #include <node/utxo_snapshot.h>
 #include <primitives/amount.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <txdb.h>
 #include <util/strencodings.h>
 

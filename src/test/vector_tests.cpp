@@ -9,6 +9,7 @@
 #include <kernel/coinstats.h>
 #include <node/utxo_snapshot.h>
 #include <test/util/setup.h>
+#include <test/util/vectors.h>
 #include <txdb.h>
 #include <util/strencodings.h>
 

@@ -3,7 +3,6 @@
 #include <crypto/random.h>
 #include <util/strencodings.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -20,24 +19,6 @@ TempDirFixture::~TempDirFixture()
 {
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
-}
-
-std::filesystem::path VectorsRoot()
-{
-    if (const char* env = std::getenv("COINSDB_VECTORS"); env && *env) {
-        return std::filesystem::exists(env) ? std::filesystem::path{env} : std::filesystem::path{};
-    }
-    const std::filesystem::path fallback{COINSDB_DEFAULT_VECTORS_DIR};
-    return std::filesystem::exists(fallback) ? fallback : std::filesystem::path{};
-}
-
-boost::test_tools::assertion_result VectorsAvailable(boost::unit_test::test_unit_id)
-{
-    if (!VectorsRoot().empty()) return true;
-    if (const char* ci = std::getenv("CI"); ci && std::string{ci} == "true") return true;
-    boost::test_tools::assertion_result result{false};
-    result.message() << "no Bitcoin Core vectors (set COINSDB_VECTORS or add ../shared/vectors)";
-    return result;
 }
 
 std::string ReadFileToString(const std::filesystem::path& path)
