@@ -66,24 +66,18 @@ std::vector<FileBlock> ReadBlockFile(const std::filesystem::path& path, const Me
 std::vector<BlockVector> LoadBlockVectors()
 {
     std::vector<BlockVector> vectors;
-    const auto root = VectorsRoot();
-    BOOST_REQUIRE_MESSAGE(!root.empty(), "no vectors found (set COINSDB_VECTORS)");
-    for (const auto& entry : std::filesystem::directory_iterator{root}) {
-        if (!std::filesystem::exists(entry.path() / "blocks.dat")) continue;
-        auto expected = nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"));
+    for (auto& [dir, expected] : CoreVectors("blocks.dat")) {
         const auto chain = ChainTypeFromString(expected["chain"].get<std::string>());
         BOOST_REQUIRE(chain);
         auto params = CChainParams::ForChain(*chain);
-        auto blocks = ReadBlockFile(entry.path() / "blocks.dat", params.MessageStart());
-        BlockVector vec{entry.path(), std::move(expected), std::move(params), std::move(blocks), {}};
+        auto blocks = ReadBlockFile(dir / "blocks.dat", params.MessageStart());
+        BlockVector vec{dir, std::move(expected), std::move(params), std::move(blocks), {}};
         for (size_t i = 0; i < vec.blocks.size(); ++i) {
             const bool inserted = vec.index_by_hash.emplace(vec.blocks[i].block.GetHash(), i).second;
             BOOST_CHECK_MESSAGE(inserted, "block " << i << " appears twice in the file");
         }
         vectors.push_back(std::move(vec));
     }
-    std::ranges::sort(vectors, {}, &BlockVector::dir);
-    BOOST_REQUIRE_MESSAGE(!vectors.empty(), "no blocks.dat under the vectors");
     return vectors;
 }
 

@@ -21,33 +21,6 @@
 
 namespace {
 
-struct VectorDir {
-    std::filesystem::path dir;
-    nlohmann::json expected;
-};
-
-std::vector<VectorDir> LoadVectorDirs()
-{
-    std::vector<VectorDir> dirs;
-    const auto root = VectorsRoot();
-    if (root.empty()) return dirs;
-    for (const auto& entry : std::filesystem::directory_iterator{root}) {
-        if (!entry.is_directory() || !std::filesystem::exists(entry.path() / "expected.json")) continue;
-        dirs.push_back({entry.path(), nlohmann::json::parse(ReadFileToString(entry.path() / "expected.json"))});
-    }
-    std::ranges::sort(dirs, {}, &VectorDir::dir);
-    return dirs;
-}
-
-CAmount ParseBtcAmount(const std::string& text)
-{
-    const auto dot = text.find('.');
-    const std::string whole = text.substr(0, dot);
-    std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
-    fraction.resize(8, '0');
-    return *ParseInt64(whole) * COIN + *ParseInt64(fraction);
-}
-
 std::FILE* OpenOrFail(const std::filesystem::path& path, const char* mode)
 {
     std::FILE* file = std::fopen(path.c_str(), mode);
@@ -57,7 +30,7 @@ std::FILE* OpenOrFail(const std::filesystem::path& path, const char* mode)
 
 // Loads the snapshot into a new chainstate database the way a node does:
 // through a coins cache, then one flush.
-void LoadSnapshotIntoDB(const VectorDir& vec, const CChainParams& params, CCoinsViewDB& db)
+void LoadSnapshotIntoDB(const CoreVector& vec, const CChainParams& params, CCoinsViewDB& db)
 {
     AutoFile file{OpenOrFail(vec.dir / "snapshot.dat", "rb")};
     const auto metadata = SnapshotMetadata::Read(file, params.MessageStart());
@@ -74,7 +47,7 @@ void LoadSnapshotIntoDB(const VectorDir& vec, const CChainParams& params, CCoins
     cache.Flush();
 }
 
-void CheckStats(const VectorDir& vec, const CCoinsViewDB& db)
+void CheckStats(const CoreVector& vec, const CCoinsViewDB& db)
 {
     const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, db);
     BOOST_REQUIRE(stats);
@@ -82,7 +55,7 @@ void CheckStats(const VectorDir& vec, const CCoinsViewDB& db)
     BOOST_CHECK_EQUAL(stats->txouts, vec.expected["txouts"].get<uint64_t>());
     BOOST_CHECK_EQUAL(stats->transactions, vec.expected["transactions"].get<uint64_t>());
     BOOST_CHECK_EQUAL(stats->bogosize, vec.expected["bogosize"].get<uint64_t>());
-    BOOST_CHECK_EQUAL(stats->total_amount, ParseBtcAmount(vec.expected["total_amount"].get<std::string>()));
+    BOOST_CHECK_EQUAL(stats->total_amount, ParseBtc(vec.expected["total_amount"].get<std::string>()));
     BOOST_CHECK_EQUAL(stats->best_block.GetHex(), vec.expected["base_blockhash"].get<std::string>());
 
     // The same set's MuHash3072, as Core's gettxoutsetinfo muhash printed it.
@@ -113,9 +86,7 @@ BOOST_AUTO_TEST_SUITE(vector_tests)
 
 BOOST_AUTO_TEST_CASE(bitcoin_core_vectors, *boost::unit_test::precondition(VectorsAvailable))
 {
-    const auto dirs = LoadVectorDirs();
-    BOOST_REQUIRE_MESSAGE(!dirs.empty(), "no vectors found (set COINSDB_VECTORS)");
-    for (const auto& vec : dirs) {
+    for (const auto& vec : CoreVectors("expected.json")) {
         BOOST_TEST_CONTEXT("vector " << vec.dir.filename())
         {
             const auto chain = ChainTypeFromString(vec.expected["chain"].get<std::string>());
