@@ -3,7 +3,16 @@
 
 // bitcoind's life cycle: options, datadir and lock, logging, RPC server,
 // chainstates, waiting for a shutdown request, and the final flush.
+
+#include <stdexcept>
+
 namespace node {
+
+// A reason start-up cannot go on: AppMain reports it as "Error: <what>"
+// and exits with status 1.
+struct InitError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // Runs the node; returns the process exit code.
 int AppMain(int argc, char* argv[]);
