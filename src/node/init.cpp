@@ -159,19 +159,34 @@ void FinalFlush(NodeContext& node)
     }
 }
 
-int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
-{
-    NodeContext node;
-    node.args = &args;
-    InstallSignalHandlers(node.shutdown_requested);
+// What start-up reads for the chainstates before it opens them.
+struct ChainstateSetup {
+    CoinsViewOptions coins_view;
+    DBOptions chainstate_db;
+    int32_t prevout_fetch_threads;
+};
 
-    DirectoryLock lock;
+// The RPC server and the table it serves, which outlives it.
+struct RpcService {
+    RPCTable table;
+    // Set when the credentials are a cookie file, which shutdown removes.
+    std::filesystem::path cookie_path;
+    HTTPRPCServer server;
+};
+
+// Step 1: the network's directory is this process's, the debug log is open
+// and the pid file written.
+void LockDataDir(const ArgsManager& args, const std::filesystem::path& net_dir, DirectoryLock& lock, PidFile& pid_file)
+{
     std::string error;
     if (!lock.Acquire(net_dir, error)) throw InitError(error);
     SetupLogging(args, net_dir);
-    PidFile pid_file;
     pid_file.Create(args, AbsPathInDir(net_dir, args.GetArg("pid", "bitcoind.pid")));
+}
 
+// Step 2: what runs, where, and what of the configuration it leaves aside.
+void LogStartup(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+{
     LogInfo("{} version v{}", CLIENT_NAME, CLIENT_VERSION);
     LogInfo("Using data directory {}", net_dir.string());
     LogInfo("Chain: {}", params.GetChainTypeString());
@@ -179,7 +194,13 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     for (const auto& [name, why] : args.IgnoredArgsSet()) LogInfo("Option -{} has no effect in coinsdb ({})", name, why);
     for (const auto& key : args.UnknownConfigKeys()) LogWarning("Ignoring unknown configuration value {}", key);
     for (const auto& warning : args.ConfigWarnings()) LogWarning("{}", warning);
+}
 
+// Step 3: -assumeutxo entries, the cache sizes and the chainstates'
+// options, all checked before anything is served or opened.
+ChainstateSetup ReadChainstateSetup(const ArgsManager& args, CChainParams& params, NodeContext& node)
+{
+    std::string error;
     ApplyAssumeutxoArgs(args, params);
     const auto total_ram = GetTotalRAM();
     node.cache_sizes = CalculateCacheSizes(args, total_ram, error);
@@ -190,52 +211,60 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
         LogWarning("{}", warning);
         std::cerr << "Warning: " << warning << std::endl;
     }
-    CoinsViewOptions coins_view;
-    const auto batch_size_source = ReadCoinsViewArgs(args, node.cache_sizes->Total(), coins_view, error);
+    ChainstateSetup setup;
+    const auto batch_size_source = ReadCoinsViewArgs(args, node.cache_sizes->Total(), setup.coins_view, error);
     if (!batch_size_source) throw InitError(error);
-    LogCacheConfiguration(*node.cache_sizes, coins_view, *batch_size_source);
-    DBOptions chainstate_db;
-    if (!ReadChainstateDBArgs(args, chainstate_db, error)) throw InitError(error);
+    LogCacheConfiguration(*node.cache_sizes, setup.coins_view, *batch_size_source);
+    if (!ReadChainstateDBArgs(args, setup.chainstate_db, error)) throw InitError(error);
     const auto prevout_fetch_threads = ReadPrevoutFetchThreadsArg(args, error);
     if (!prevout_fetch_threads) throw InitError(error);
+    setup.prevout_fetch_threads = *prevout_fetch_threads;
+    return setup;
+}
 
-    RPCTable table;
-    table.SetWarmup(true, "Loading chainstate...");
-    RegisterBlockchainRPCCommands(table, node);
-    std::filesystem::path cookie_path;
-    HTTPRPCServer server;
+// Step 4: the RPC server, which answers "Loading chainstate..." until the
+// chainstates are loaded.
+void StartRpcServer(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params, NodeContext& node,
+                    RpcService& rpc)
+{
+    rpc.table.SetWarmup(true, "Loading chainstate...");
+    RegisterBlockchainRPCCommands(rpc.table, node);
     HTTPRPCServer::Options server_options = RpcServerOptions(args, params);
-    server_options.auth_credentials = RpcCredentials(args, net_dir, cookie_path);
-    if (!server.Start(server_options,
-                      [&table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); }, error)) {
-        if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+    server_options.auth_credentials = RpcCredentials(args, net_dir, rpc.cookie_path);
+    std::string error;
+    const auto handler = [&table = rpc.table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); };
+    if (!rpc.server.Start(server_options, handler, error)) {
+        if (!rpc.cookie_path.empty()) DeleteAuthCookie(rpc.cookie_path);
         throw InitError("Unable to start HTTP server. " + error);
     }
+}
 
-    // Read once: block replay stops there, and without a block source
-    // start-up stops at once when the tip is below it.
-    const int stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
-    int exit_code = EXIT_SUCCESS;
+// Step 5: the chainstates, then the block index and block replay; the RPC
+// server leaves its warm-up.
+void LoadChainstates(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params,
+                     const ChainstateSetup& setup, int stop_at_height, RpcService& rpc)
+{
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
-            params, net_dir, *node.cache_sizes, coins_view, args.GetBoolArg("reindex-chainstate", false),
-            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, chainstate_db});
+            params, net_dir, *node.cache_sizes, setup.coins_view, args.GetBoolArg("reindex-chainstate", false),
+            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db});
         node.chainman->LoadChainstates();
-        SetupBlockReplay(node, args, net_dir, params, stop_at_height, *prevout_fetch_threads);
+        SetupBlockReplay(node, args, net_dir, params, stop_at_height, setup.prevout_fetch_threads);
     } catch (const dbwrapper_error& e) {
-        server.Stop();
-        if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+        rpc.server.Stop();
+        if (!rpc.cookie_path.empty()) DeleteAuthCookie(rpc.cookie_path);
         throw InitError(std::string{"Error opening coins database: "} + e.what());
     }
-    table.SetWarmup(false, "");
+    rpc.table.SetWarmup(false, "");
+}
 
-    LogInfo("init message: Done loading");
-    daemon.Report(true);
-
+// Step 6: -reindex, -reindex-chainstate and the -loadblock files, on a
+// thread of their own. Returns whether there is any such block source.
+bool StartBlockImport(NodeContext& node, const ArgsManager& args, std::thread& import_thread)
+{
     const std::vector<std::string> loadblock_files = args.GetArgs("loadblock");
     const bool reindex_chainstate = args.GetBoolArg("reindex-chainstate", false);
     const bool have_block_source = node.processor && (!loadblock_files.empty() || reindex_chainstate);
-    std::thread import_thread;
     if (have_block_source) {
         node.importing = true;
         import_thread = std::thread{[&node, loadblock_files, reindex_chainstate] {
@@ -248,7 +277,12 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
             node.importing = false;
         }};
     }
+    return have_block_source;
+}
 
+// Without a block source nothing can lift the tip to -stopatheight.
+void ShutdownIfStopHeightUnreachable(NodeContext& node, int stop_at_height, bool have_block_source)
+{
     if (stop_at_height > 0 && !have_block_source) {
         const int tip = node.chainman->Active().TipHeight();
         if (tip < stop_at_height) {
@@ -256,11 +290,16 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
             node.RequestShutdown();
         }
     }
+}
 
-    WaitForShutdown(node);
+// Step 7, once a shutdown is requested: no more RPC, the import ends, the
+// chainstates are flushed and closed. Returns the exit code.
+int Shutdown(NodeContext& node, RpcService& rpc, std::thread& import_thread)
+{
+    int exit_code = EXIT_SUCCESS;
     LogInfo("Shutdown: In progress...");
-    server.Interrupt();
-    server.Stop();
+    rpc.server.Interrupt();
+    rpc.server.Stop();
     if (import_thread.joinable()) import_thread.join();
     try {
         FinalFlush(node);
@@ -272,10 +311,38 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
     node.processor.reset();
     node.blockman.reset();
     node.chainman.reset();
-    if (!cookie_path.empty()) DeleteAuthCookie(cookie_path);
+    if (!rpc.cookie_path.empty()) DeleteAuthCookie(rpc.cookie_path);
     LogInfo("Shutdown: done");
     logging::CloseDebugLog();
     return exit_code;
+}
+
+// Start-up in the order of its steps, then the wait for a shutdown request.
+int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
+{
+    NodeContext node;
+    node.args = &args;
+    InstallSignalHandlers(node.shutdown_requested);
+
+    DirectoryLock lock;
+    PidFile pid_file;
+    LockDataDir(args, net_dir, lock, pid_file);
+    LogStartup(args, net_dir, params);
+    const ChainstateSetup setup = ReadChainstateSetup(args, params, node);
+    RpcService rpc;
+    StartRpcServer(args, net_dir, params, node, rpc);
+    // Read once: block replay stops there, and without a block source
+    // start-up stops at once when the tip is below it.
+    const int stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
+    LoadChainstates(node, args, net_dir, params, setup, stop_at_height, rpc);
+    LogInfo("init message: Done loading");
+    daemon.Report(true);
+
+    std::thread import_thread;
+    const bool have_block_source = StartBlockImport(node, args, import_thread);
+    ShutdownIfStopHeightUnreachable(node, stop_at_height, have_block_source);
+    WaitForShutdown(node);
+    return Shutdown(node, rpc, import_thread);
 }
 
 // Runs before anything is written: a refusal leaves no trace, not even a
