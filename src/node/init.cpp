@@ -44,16 +44,14 @@ void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptio
             coins_view.batch_write_bytes * (1.0 / MiB), batch_size_source);
 }
 
-std::vector<std::string> RpcCredentials(const ArgsManager& args, const std::filesystem::path& net_dir, std::filesystem::path& cookie_path)
+std::vector<std::string> RpcCredentials(const InitOptions& options, std::filesystem::path& cookie_path)
 {
     std::vector<std::string> credentials;
-    const std::string user = args.GetArg("rpcuser", "");
-    const std::string password = args.GetArg("rpcpassword", "");
-    if (!password.empty()) {
-        credentials.push_back(user + ":" + password);
+    if (!options.rpc_password.empty()) {
+        credentials.push_back(options.rpc_user + ":" + options.rpc_password);
         return credentials;
     }
-    cookie_path = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", ".cookie"));
+    cookie_path = options.rpc_cookie_file;
     std::string cookie;
     if (!GenerateAuthCookie(cookie_path, cookie)) throw InitError("Unable to write the RPC auth cookie " + cookie_path.string());
     credentials.push_back(cookie);
@@ -63,55 +61,55 @@ std::vector<std::string> RpcCredentials(const ArgsManager& args, const std::file
 // Opens blocks/ and links the normal chainstate to it. When a snapshot
 // chainstate is active only the index is opened, for the RPCs that read
 // headers: replaying blocks onto a snapshot chainstate is not supported.
-void SetupBlockReplay(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params,
-                      int stop_at_height, int32_t prevout_fetch_threads)
+void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::filesystem::path& net_dir, const CChainParams& params,
+                      int32_t prevout_fetch_threads)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
     const bool snapshot_active = active.Snapshot().has_value();
-    if (snapshot_active && (args.IsArgSet("loadblock") || args.GetBoolArg("reindex-chainstate", false))) {
+    if (snapshot_active && (init.loadblock_given || init.reindex_chainstate)) {
         LogWarning("A snapshot chainstate is active: -loadblock, -reindex and -reindex-chainstate are ignored");
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
     std::string error;
-    const auto xor_key = LoadOrCreateXorKey(net_dir / "blocks", args.GetBoolArg("blocksxor", true), error);
+    const auto xor_key = LoadOrCreateXorKey(net_dir / "blocks", init.blocks_xor, error);
     if (!xor_key) throw InitError(error);
     node.blockman = std::make_unique<BlockManager>(BlockManager::Options{
         .blocks_dir = net_dir / "blocks",
         .magic = params.MessageStart(),
-        .max_blockfile_size = args.GetBoolArg("fastprune", false) ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
+        .max_blockfile_size = init.fast_prune ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
         .index_cache_bytes = node.cache_sizes->block_tree_db,
         .xor_key = *xor_key,
-        .wipe_index = args.GetBoolArg("reindex", false) && !snapshot_active});
+        .wipe_index = init.reindex && !snapshot_active});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
     if (snapshot_active) return;
     BlockProcessorOptions options;
-    options.prune_target_bytes = PruneTargetBytes(args);
-    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", DEFAULT_FLUSH_INTERVAL_SECONDS))};
-    options.stop_at_height = stop_at_height;
+    options.prune_target_bytes = PruneTargetBytes(init.prune, init.fast_prune);
+    options.flush_interval = init.flush_interval;
+    options.stop_at_height = init.stop_at_height;
     options.prevout_fetch_threads = prevout_fetch_threads;
     if (options.prune_target_bytes) LogInfo("Prune configured to target {} MiB on disk for block and undo files.", options.prune_target_bytes / MiB);
     node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
                                                       node.chainman->Mutex());
     node.processor->LoadChain();
-    if (!args.GetBoolArg("reindex", false)) node.processor->LoadGenesisBlock();
+    if (!init.reindex) node.processor->LoadGenesisBlock();
 }
 
 // Upstream's ThreadImport: -reindex or -reindex-chainstate, then each
 // -loadblock file.
-void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reindex_chainstate)
+void ImportBlocks(NodeContext& node, const InitOptions& options)
 {
-    if (node.args->GetBoolArg("reindex", false)) {
+    if (options.reindex) {
         node.processor->ReindexBlockFiles();
         std::lock_guard lock{node.chainman->Mutex()};
         node.processor->LoadGenesisBlock();
     }
-    if (reindex_chainstate) {
+    if (options.reindex_chainstate) {
         std::lock_guard lock{node.chainman->Mutex()};
         LogInfo("Reindexing the chainstate from stored blocks...");
         node.processor->ActivateBestChain();
     }
-    for (const auto& file : files) {
+    for (const auto& file : options.loadblock_files) {
         if (node.shutdown_requested) break;
         node.processor->ImportFile(file);
     }
@@ -125,7 +123,7 @@ void ImportBlocks(NodeContext& node, std::vector<std::string> files, bool reinde
         LogInfo("-stopatheight={} reached: the tip is at height {} after the import; shutting down", stop_height, tip_height);
         node.RequestShutdown();
     }
-    if (node.args->GetBoolArg("stopafterblockimport", false) && !node.shutdown_requested) {
+    if (options.stop_after_block_import && !node.shutdown_requested) {
         LogInfo("Stopping after block import");
         node.RequestShutdown();
     }
@@ -176,12 +174,15 @@ struct RpcService {
 
 // Step 1: the network's directory is this process's, the debug log is open
 // and the pid file written.
-void LockDataDir(const ArgsManager& args, const std::filesystem::path& net_dir, DirectoryLock& lock, PidFile& pid_file)
+void LockDataDir(const ArgsManager& args, const InitOptions& options, const std::filesystem::path& net_dir, DirectoryLock& lock,
+                 PidFile& pid_file)
 {
     std::string error;
     if (!lock.Acquire(net_dir, error)) throw InitError(error);
-    SetupLogging(args, net_dir);
-    pid_file.Create(args, AbsPathInDir(net_dir, args.GetArg("pid", "bitcoind.pid")));
+    // Before the log file is opened, so that a refused -debug value leaves
+    // no debug.log behind.
+    StartLogging(ReadLogArgs(args, net_dir, options.daemon));
+    pid_file.Create(options.pid_file);
 }
 
 // Step 2: what runs, where, and what of the configuration it leaves aside.
@@ -224,13 +225,13 @@ ChainstateSetup ReadChainstateSetup(const ArgsManager& args, CChainParams& param
 
 // Step 4: the RPC server, which answers "Loading chainstate..." until the
 // chainstates are loaded.
-void StartRpcServer(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params, NodeContext& node,
+void StartRpcServer(const ArgsManager& args, const InitOptions& options, const CChainParams& params, NodeContext& node,
                     RpcService& rpc)
 {
     rpc.table.SetWarmup(true, "Loading chainstate...");
     RegisterBlockchainRPCCommands(rpc.table, node);
     HTTPRPCServer::Options server_options = RpcServerOptions(args, params);
-    server_options.auth_credentials = RpcCredentials(args, net_dir, rpc.cookie_path);
+    server_options.auth_credentials = RpcCredentials(options, rpc.cookie_path);
     std::string error;
     const auto handler = [&table = rpc.table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); };
     if (!rpc.server.Start(server_options, handler, error)) {
@@ -241,15 +242,15 @@ void StartRpcServer(const ArgsManager& args, const std::filesystem::path& net_di
 
 // Step 5: the chainstates, then the block index and block replay; the RPC
 // server leaves its warm-up.
-void LoadChainstates(NodeContext& node, const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params,
-                     const ChainstateSetup& setup, int stop_at_height, RpcService& rpc)
+void LoadChainstates(NodeContext& node, const InitOptions& options, const std::filesystem::path& net_dir, const CChainParams& params,
+                     const ChainstateSetup& setup, RpcService& rpc)
 {
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
-            params, net_dir, *node.cache_sizes, setup.coins_view, args.GetBoolArg("reindex-chainstate", false),
+            params, net_dir, *node.cache_sizes, setup.coins_view, options.reindex_chainstate,
             /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db});
         node.chainman->LoadChainstates();
-        SetupBlockReplay(node, args, net_dir, params, stop_at_height, setup.prevout_fetch_threads);
+        SetupBlockReplay(node, options, net_dir, params, setup.prevout_fetch_threads);
     } catch (const dbwrapper_error& e) {
         rpc.server.Stop();
         if (!rpc.cookie_path.empty()) DeleteAuthCookie(rpc.cookie_path);
@@ -260,16 +261,14 @@ void LoadChainstates(NodeContext& node, const ArgsManager& args, const std::file
 
 // Step 6: -reindex, -reindex-chainstate and the -loadblock files, on a
 // thread of their own. Returns whether there is any such block source.
-bool StartBlockImport(NodeContext& node, const ArgsManager& args, std::thread& import_thread)
+bool StartBlockImport(NodeContext& node, const InitOptions& options, std::thread& import_thread)
 {
-    const std::vector<std::string> loadblock_files = args.GetArgs("loadblock");
-    const bool reindex_chainstate = args.GetBoolArg("reindex-chainstate", false);
-    const bool have_block_source = node.processor && (!loadblock_files.empty() || reindex_chainstate);
+    const bool have_block_source = node.processor && (!options.loadblock_files.empty() || options.reindex_chainstate);
     if (have_block_source) {
         node.importing = true;
-        import_thread = std::thread{[&node, loadblock_files, reindex_chainstate] {
+        import_thread = std::thread{[&node, &options] {
             try {
-                ImportBlocks(node, loadblock_files, reindex_chainstate);
+                ImportBlocks(node, options);
             } catch (const std::exception& e) {
                 LogError("Block import failed: {}", e.what());
                 node.RequestShutdown();
@@ -318,7 +317,7 @@ int Shutdown(NodeContext& node, RpcService& rpc, std::thread& import_thread)
 }
 
 // Start-up in the order of its steps, then the wait for a shutdown request.
-int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
+int RunNode(ArgsManager& args, const InitOptions& options, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
 {
     NodeContext node;
     node.args = &args;
@@ -326,32 +325,29 @@ int RunNode(ArgsManager& args, const std::filesystem::path& net_dir, CChainParam
 
     DirectoryLock lock;
     PidFile pid_file;
-    LockDataDir(args, net_dir, lock, pid_file);
+    LockDataDir(args, options, net_dir, lock, pid_file);
     LogStartup(args, net_dir, params);
     const ChainstateSetup setup = ReadChainstateSetup(args, params, node);
     RpcService rpc;
-    StartRpcServer(args, net_dir, params, node, rpc);
-    // Read once: block replay stops there, and without a block source
-    // start-up stops at once when the tip is below it.
-    const int stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", 0));
-    LoadChainstates(node, args, net_dir, params, setup, stop_at_height, rpc);
+    StartRpcServer(args, options, params, node, rpc);
+    LoadChainstates(node, options, net_dir, params, setup, rpc);
     LogInfo("init message: Done loading");
     daemon.Report(true);
 
     std::thread import_thread;
-    const bool have_block_source = StartBlockImport(node, args, import_thread);
-    ShutdownIfStopHeightUnreachable(node, stop_at_height, have_block_source);
+    const bool have_block_source = StartBlockImport(node, options, import_thread);
+    ShutdownIfStopHeightUnreachable(node, options.stop_at_height, have_block_source);
     WaitForShutdown(node);
     return Shutdown(node, rpc, import_thread);
 }
 
 // Runs before anything is written: a refusal leaves no trace, not even a
 // debug.log or a lock file.
-void CheckDataDirIsOurs(const ArgsManager& args, const std::filesystem::path& datadir)
+void CheckDataDirIsOurs(const InitOptions& options, const std::filesystem::path& datadir)
 {
     const auto foreign = FindForeignData(datadir);
     if (foreign.empty()) return;
-    if (!args.GetBoolArg("allowforeigndatadir", false)) throw InitError(ForeignDataDirError(datadir, foreign));
+    if (!options.allow_foreign_datadir) throw InitError(ForeignDataDirError(datadir, foreign));
     // The debug log is not open yet; stderr is where Core's init warnings go too.
     std::cerr << "Warning: -allowforeigndatadir: using " << datadir.string() << " although it holds data coinsdb did not create:";
     for (const auto& entry : foreign) std::cerr << ' ' << entry;
@@ -360,12 +356,12 @@ void CheckDataDirIsOurs(const ArgsManager& args, const std::filesystem::path& da
 
 // Both reindex options wipe before they rebuild: make sure first that what
 // they rebuild from can be read.
-void CheckReindexSource(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+void CheckReindexSource(const InitOptions& options, const std::filesystem::path& net_dir, const CChainParams& params)
 {
-    if (!args.GetBoolArg("reindex-chainstate", false)) return;
+    if (!options.reindex_chainstate) return;
     const auto problem = CheckFirstBlockFile(net_dir / "blocks", params);
     if (!problem) return;
-    const char* option = args.GetBoolArg("reindex", false) ? "-reindex" : "-reindex-chainstate";
+    const char* option = options.reindex ? "-reindex" : "-reindex-chainstate";
     throw InitError(fmt::format("{}: cannot read the block files to rebuild from ({}); nothing was wiped", option, *problem));
 }
 
@@ -412,21 +408,19 @@ int AppMain(int argc, char* argv[])
         args.SelectConfigNetwork(*chain_name);
         CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
         const auto net_dir = datadir / params.DataDirName();
-        CheckDataDirIsOurs(args, datadir);
-        // -reindex rebuilds the block index, so the chainstate must go too:
-        // its best block would not be in the new index until the scan ends.
-        if (args.GetBoolArg("reindex", false)) args.ForceSetArg("reindex-chainstate", "1");
-        CheckReindexSource(args, net_dir, params);
+        const InitOptions options = ReadInitArgs(args, net_dir);
+        CheckDataDirIsOurs(options, datadir);
+        CheckReindexSource(options, net_dir, params);
         if (std::error_code ec; !std::filesystem::create_directories(net_dir, ec) && ec) {
             throw InitError(fmt::format("Cannot write to data directory '{}'; check permissions.", datadir.string()));
         }
         if (!MarkNewChainDir(net_dir, error)) throw InitError(error);
 
-        if (args.GetBoolArg("daemon", false) || args.GetBoolArg("daemonwait", false)) {
+        if (options.daemon) {
             std::cout << CLIENT_NAME << " starting" << std::endl;
             if (!daemon.Detach()) throw InitError("Failed to daemonize");
         }
-        return RunNode(args, net_dir, std::move(params), daemon);
+        return RunNode(args, options, net_dir, std::move(params), daemon);
     } catch (const std::exception& e) {
         const std::string message = std::string{"Error: "} + e.what();
         LogError("{}", e.what());

@@ -21,28 +21,52 @@ std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::
     return path.is_absolute() ? path : dir / path;
 }
 
-// -debug, -debugexclude and -loglevel as Bitcoin Core reads them, refusing
-// what Core refuses (a typo would otherwise silently log nothing). Runs
-// before the log file is opened, so a refusal leaves no debug.log behind.
-void ApplyLogCategoryArgs(const ArgsManager& args)
+InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& net_dir)
 {
+    InitOptions options;
+    options.daemon = args.GetBoolArg("daemon", options.daemon) || args.GetBoolArg("daemonwait", options.daemon);
+    options.allow_foreign_datadir = args.GetBoolArg("allowforeigndatadir", options.allow_foreign_datadir);
+    if (args.IsArgNegated("pid")) {
+        options.pid_file.reset();
+    } else {
+        options.pid_file = AbsPathInDir(net_dir, args.GetArg("pid", options.pid_file->string()));
+    }
+    options.reindex = args.GetBoolArg("reindex", options.reindex);
+    options.reindex_chainstate = options.reindex || args.GetBoolArg("reindex-chainstate", options.reindex_chainstate);
+    options.loadblock_files = args.GetArgs("loadblock");
+    options.loadblock_given = args.IsArgSet("loadblock");
+    options.blocks_xor = args.GetBoolArg("blocksxor", options.blocks_xor);
+    options.fast_prune = args.GetBoolArg("fastprune", options.fast_prune);
+    options.prune = args.GetArg("prune", options.prune);
+    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", options.flush_interval.count()))};
+    options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
+    options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
+    options.rpc_user = args.GetArg("rpcuser", options.rpc_user);
+    options.rpc_password = args.GetArg("rpcpassword", options.rpc_password);
+    options.rpc_cookie_file = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", options.rpc_cookie_file.string()));
+    return options;
+}
+
+LogOptions ReadLogArgs(const ArgsManager& args, const std::filesystem::path& net_dir, bool daemon)
+{
+    LogOptions options;
     for (const std::string& name : args.GetArgs("debug")) {
         if (name == "0" || name == "none") continue;
         const auto category = logging::CategoryFromName(name.empty() ? "1" : name);
         if (!category) throw InitError("Unsupported logging category -debug=" + name + ".");
-        logging::EnableCategory(*category);
+        options.enabled.push_back(*category);
     }
     for (const std::string& name : args.GetArgs("debugexclude")) {
         const auto category = logging::CategoryFromName(name);
         if (!category) throw InitError("Unsupported logging category -debugexclude=" + name + ".");
-        logging::DisableCategory(*category);
+        options.excluded.push_back(*category);
     }
     for (const std::string& value : args.GetArgs("loglevel")) {
         const size_t colon = value.find(':');
         if (colon == std::string::npos) {
             const auto level = logging::LevelFromName(value);
             if (!level) throw InitError("Unsupported global logging level -loglevel=" + value + ". Valid values: info, debug, trace.");
-            logging::SetLogLevel(*level);
+            options.levels.emplace_back(std::nullopt, *level);
             continue;
         }
         const auto category = logging::CategoryFromName(value.substr(0, colon));
@@ -52,19 +76,35 @@ void ApplyLogCategoryArgs(const ArgsManager& args)
                             ". Expected -loglevel=<category>:<loglevel>. Valid categories: " + logging::KnownCategoryNames() +
                             ". Valid loglevels: info, debug, trace.");
         }
-        logging::SetCategoryLogLevel(*category, *level);
+        options.levels.emplace_back(*category, *level);
     }
+    options.timestamps = args.GetBoolArg("logtimestamps", options.timestamps);
+    options.time_micros = args.GetBoolArg("logtimemicros", options.time_micros);
+    if (args.IsArgNegated("debuglogfile")) {
+        options.debug_log_file.reset();
+    } else {
+        options.debug_log_file = AbsPathInDir(net_dir, args.GetArg("debuglogfile", options.debug_log_file->string()));
+    }
+    options.print_to_console = args.GetBoolArg("printtoconsole", !daemon);
+    return options;
 }
 
-void SetupLogging(const ArgsManager& args, const std::filesystem::path& net_dir)
+void StartLogging(const LogOptions& options)
 {
-    ApplyLogCategoryArgs(args);
-    logging::SetTimestamps(args.GetBoolArg("logtimestamps", true), args.GetBoolArg("logtimemicros", false));
-    if (!args.IsArgNegated("debuglogfile")) {
-        const auto log_path = AbsPathInDir(net_dir, args.GetArg("debuglogfile", "debug.log"));
-        if (!logging::OpenDebugLog(log_path.string())) throw InitError("Could not open debug log file " + log_path.string());
+    for (const logging::Category category : options.enabled) logging::EnableCategory(category);
+    for (const logging::Category category : options.excluded) logging::DisableCategory(category);
+    for (const auto& [category, level] : options.levels) {
+        if (category) {
+            logging::SetCategoryLogLevel(*category, level);
+        } else {
+            logging::SetLogLevel(level);
+        }
     }
-    logging::SetPrintToConsole(args.GetBoolArg("printtoconsole", !args.GetBoolArg("daemon", false) && !args.GetBoolArg("daemonwait", false)));
+    logging::SetTimestamps(options.timestamps, options.time_micros);
+    if (options.debug_log_file && !logging::OpenDebugLog(options.debug_log_file->string())) {
+        throw InitError("Could not open debug log file " + options.debug_log_file->string());
+    }
+    logging::SetPrintToConsole(options.print_to_console);
 }
 
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
@@ -125,28 +165,27 @@ HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainPar
         // still cannot connect.
         LogWarning("Option -rpcallowip was specified without -rpcbind; this doesn't usually make sense");
     }
-    options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", 4)));
+    options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", DEFAULT_RPC_THREADS)));
     options.work_queue_depth = static_cast<int>(args.GetIntArg("rpcworkqueue", DEFAULT_HTTP_WORKQUEUE));
-    options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", 30)));
+    options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", DEFAULT_RPC_SERVER_TIMEOUT_SECONDS)));
     return options;
 }
 
-// -prune in MiB: 0 keeps every block; otherwise at least 550, as upstream.
-uint64_t PruneTargetBytes(const ArgsManager& args)
+uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune)
 {
-    const std::string value = args.GetArg("prune", "0");
+    const std::string& value = prune;
     const auto mib = ParseInt64(value);
     if (!mib || *mib < 0) throw InitError("Invalid -prune value '" + value + "': expected a size in MiB");
     if (*mib == 0) return 0;
     // In Bitcoin Core 1 means manual pruning, driven by the pruneblockchain
     // RPC; coinsdb has no such RPC, so the mode would never prune. With the
     // test-only -fastprune it stays what it was here: a 1 MiB target.
-    if (*mib == 1 && !args.GetBoolArg("fastprune", false)) {
+    if (*mib == 1 && !fast_prune) {
         throw InitError("-prune=1 (manual pruning with the pruneblockchain RPC) is not supported: coinsdb has no "
                         "pruneblockchain RPC. Use -prune=<n> with n >= 550 to prune automatically, or -prune=0.");
     }
     // -fastprune (tests) lifts the minimum so pruning shows on small chains.
-    if (*mib < 550 && !args.GetBoolArg("fastprune", false)) {
+    if (*mib < 550 && !fast_prune) {
         throw InitError("Prune configured below the minimum of 550 MiB. Please use a higher number.");
     }
     return static_cast<uint64_t>(*mib) * MiB;

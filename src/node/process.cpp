@@ -1,7 +1,6 @@
 #include <node/process.h>
 
 #include <node/init.h>
-#include <util/args.h>
 #include <util/clientversion.h>
 
 #include <fmt/format.h>
@@ -124,15 +123,15 @@ void DaemonPipe::Report(bool ok, const std::string& error)
     }
 }
 
-void PidFile::Create(const ArgsManager& args, const std::filesystem::path& path)
+void PidFile::Create(const std::optional<std::filesystem::path>& path)
 {
-    if (args.IsArgNegated("pid")) return;
-    std::FILE* file = std::fopen(path.c_str(), "w");
-    if (!file) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path.string(), SysErrorString(errno)));
+    if (!path) return;
+    std::FILE* file = std::fopen(path->c_str(), "w");
+    if (!file) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path->string(), SysErrorString(errno)));
     const bool written = std::fprintf(file, "%d\n", static_cast<int>(::getpid())) > 0;
     const int close_result = std::fclose(file);
-    m_path = path;
-    if (!written || close_result != 0) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path.string(), SysErrorString(errno)));
+    m_path = *path;
+    if (!written || close_result != 0) throw InitError(fmt::format("Unable to create the PID file '{}': {}", path->string(), SysErrorString(errno)));
 }
 
 PidFile::~PidFile()

@@ -6,9 +6,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <string>
-
-class ArgsManager;
 
 namespace node {
 
@@ -46,7 +45,8 @@ private:
 class PidFile
 {
 public:
-    void Create(const ArgsManager& args, const std::filesystem::path& path);
+    // Writes nothing for nullopt (-nopid).
+    void Create(const std::optional<std::filesystem::path>& path);
     ~PidFile();
 
 private:
