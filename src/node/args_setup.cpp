@@ -4,6 +4,7 @@
 #include <node/block_processor.h>
 #include <node/caches.h>
 #include <node/coins_view_args.h>
+#include <node/init_args.h>
 #include <rpc/httpserver.h>
 #include <storage_profile.h>
 #include <util/args.h>
@@ -34,7 +35,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-allowforeigndatadir", "Start even when the data directory holds data coinsdb did not create: chain data (blocks/, chainstate/) without coinsdb's marker file, or files only Bitcoin Core writes (wallets, settings.json, peers.dat, indexes, ...). coinsdb may then rewrite Core's block index and chainstate, which Core would trust although coinsdb does not verify scripts (default: 0)", F::NONE, opts);
     args.AddArg("-daemon", "Run in the background as a daemon; returns once the node is ready to serve RPC (default: 0)", F::NONE, opts);
     args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching (default: 0)", F::NONE, opts);
-    args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: bitcoind.pid)", F::NONE, opts);
+    args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: " + std::string{DEFAULT_PID_FILE} + ")", F::NONE, opts);
     // Negative and tiny values get the minimum, as upstream.
     args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DBCACHE_BYTES / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts, size_in_mib);
     args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", non_negative);
@@ -45,7 +46,7 @@ void SetupServerArgs(ArgsManager& args)
                    {.min = INT64_MIN, .max = INT64_MAX, .expected = "an integer", .port = false});
     args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
     args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
-    args.AddArg("-blocksxor", "Whether blk/rev files are stored XORed with the key in blocks/xor.dat, as Bitcoin Core stores them. A new key is random for a new, empty blocks directory and all zeros (plain files) for one that already holds files or with -blocksxor=0; a stored non-zero key cannot be disabled (default: 1)", F::NONE, opts);
+    args.AddArg("-blocksxor", "Whether blk/rev files are stored XORed with the key in blocks/xor.dat, as Bitcoin Core stores them. A new key is random for a new, empty blocks directory and all zeros (plain files) for one that already holds files or with -blocksxor=0; a stored non-zero key cannot be disabled (default: " + std::to_string(DEFAULT_BLOCKS_XOR) + ")", F::NONE, opts);
     // At most what a byte count in an int64_t can hold.
     args.AddIntArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept (default: 0)", F::NONE, opts,
                    {.min = 0, .max = INT64_MAX / static_cast<int64_t>(MiB), .expected = "a size in MiB", .port = false});
@@ -63,8 +64,8 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-loglevel=<level>|<category>:<level>", "Set the global or per-category severity level for logging categories enabled with -debug: trace, debug or info (default: debug). Repeatable", F::DEBUG_ONLY, debug);
     args.AddArg("-logtimemicros", "Add microsecond precision to debug timestamps (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
-    args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: debug.log); -nodebuglogfile disables it", F::NONE, debug);
-    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (default: 1)", F::NONE, debug);
+    args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: " + std::string{DEFAULT_DEBUG_LOG_FILE} + "); -nodebuglogfile disables it", F::NONE, debug);
+    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (default: " + std::to_string(DEFAULT_LOG_TIMESTAMPS) + ")", F::NONE, debug);
     args.AddArg("-dbbatchsize=<n|auto>",
                 "Maximum database write batch size in bytes, 1 to " + std::to_string(MAX_DB_BATCH_OPTION) + ", or auto: " + std::to_string(DEFAULT_DB_CACHE_BATCH / MiB) +
                     " MiB per whole " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + " MiB of -dbcache, at least " +
@@ -86,14 +87,14 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
     args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
     args.AddArg("-rpcauth=<userpw>", "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>, as Bitcoin Core's share/rpcauth/rpcauth.py prints it. The client then connects normally using the rpcuser=<USERNAME>/rpcpassword=<PASSWORD> pair of arguments. Repeatable (default: none)", F::NONE, rpc);
-    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location (default: .cookie in the network's data directory)", F::NONE, rpc);
+    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location (default: " + std::string{DEFAULT_RPC_COOKIE_FILE} + " in the network's data directory)", F::NONE, rpc);
     // Every thread starts at once: a typo must not ask for millions.
-    args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: 4)", F::NONE, rpc,
+    args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: " + std::to_string(DEFAULT_RPC_THREADS) + ")", F::NONE, rpc,
                    {.min = 1, .max = 1024, .expected = "", .port = false});
     // The queue is a list that grows as requests arrive, so a large value
     // costs nothing until it is used.
     args.AddIntArg("-rpcworkqueue=<n>", "Set the depth of the work queue to service RPC calls (default: " + std::to_string(DEFAULT_HTTP_WORKQUEUE) + ")", F::DEBUG_ONLY, rpc, positive);
-    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: 30)", F::DEBUG_ONLY, rpc, positive);
+    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: " + std::to_string(DEFAULT_RPC_SERVER_TIMEOUT_SECONDS) + ")", F::DEBUG_ONLY, rpc, positive);
 
     // Subsystems coinsdb does not have: accepted so that published scripts
     // run unchanged, logged once at start-up.
