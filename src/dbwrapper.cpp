@@ -170,38 +170,61 @@ struct CDBWrapper::Impl {
 // stable, so a key written twice in one batch keeps its last value.
 struct CDBBatch::Impl {
     enum class Type : uint8_t { PUT, DELETE };
-    // Each record: type, LE32 key length, LE32 value length, key, value.
-    static constexpr size_t RECORD_HEADER = 1 + 4 + 4;
     // leveldb::WriteBatch's own header: sequence number and count.
     static constexpr size_t LEVELDB_HEADER = 12;
 
+    // Each record as LevelDB's batch encodes it: type, varint key length,
+    // key and, for a PUT, varint value length and value. The staged bytes
+    // are then as many as the records of the LevelDB batch built from
+    // them, so room reserved for that batch holds them too.
     std::vector<char> staged;
     std::vector<size_t> offsets;
-    // What the LevelDB batch built from the staged records will take.
-    size_t leveldb_bytes{LEVELDB_HEADER};
     leveldb::WriteBatch batch;
     // What Reserve() last sized the buffers for.
     size_t reserved{0};
 
-    static size_t VarintBytes(size_t n)
+    void AppendVarint(uint32_t n)
     {
-        size_t bytes = 1;
-        while (n >= 0x80) n >>= 7, ++bytes;
-        return bytes;
+        while (n >= 0x80) {
+            staged.push_back(static_cast<char>(n | 0x80));
+            n >>= 7;
+        }
+        staged.push_back(static_cast<char>(n));
+    }
+
+    static uint32_t ReadVarint(const char*& p)
+    {
+        uint32_t n = 0;
+        for (int shift = 0;; shift += 7) {
+            const auto byte = static_cast<unsigned char>(*p++);
+            n |= uint32_t{byte & 0x7fu} << shift;
+            if (byte < 0x80) return n;
+        }
+    }
+
+    void Append(std::span<const std::byte> bytes)
+    {
+        const auto* begin = reinterpret_cast<const char*>(bytes.data());
+        staged.insert(staged.end(), begin, begin + bytes.size());
     }
 
     void Stage(Type type, std::span<const std::byte> key, std::span<const std::byte> value)
     {
         offsets.push_back(staged.size());
-        const uint32_t key_size = key.size(), value_size = value.size();
         staged.push_back(static_cast<char>(type));
-        const auto* k = reinterpret_cast<const char*>(&key_size);
-        const auto* v = reinterpret_cast<const char*>(&value_size);
-        staged.insert(staged.end(), k, k + 4);
-        staged.insert(staged.end(), v, v + 4);
-        staged.insert(staged.end(), reinterpret_cast<const char*>(key.data()), reinterpret_cast<const char*>(key.data()) + key.size());
-        staged.insert(staged.end(), reinterpret_cast<const char*>(value.data()), reinterpret_cast<const char*>(value.data()) + value.size());
-        leveldb_bytes += 1 + VarintBytes(key_size) + key_size + (type == Type::PUT ? VarintBytes(value_size) + value_size : 0);
+        AppendVarint(static_cast<uint32_t>(key.size()));
+        Append(key);
+        if (type == Type::PUT) {
+            AppendVarint(static_cast<uint32_t>(value.size()));
+            Append(value);
+        }
+    }
+
+    leveldb::Slice KeyAt(size_t offset) const
+    {
+        const char* p = staged.data() + offset + 1;
+        const uint32_t key_size = ReadVarint(p);
+        return {p, key_size};
     }
 
     struct Record {
@@ -212,11 +235,13 @@ struct CDBBatch::Impl {
     Record At(size_t offset) const
     {
         const char* p = staged.data() + offset;
-        uint32_t key_size, value_size;
-        std::memcpy(&key_size, p + 1, 4);
-        std::memcpy(&value_size, p + 5, 4);
-        const char* key = p + RECORD_HEADER;
-        return {static_cast<Type>(p[0]), {key, key_size}, {key + key_size, value_size}};
+        const auto type = static_cast<Type>(*p++);
+        const uint32_t key_size = ReadVarint(p);
+        const leveldb::Slice key{p, key_size};
+        if (type != Type::PUT) return {type, key, {}};
+        p += key_size;
+        const uint32_t value_size = ReadVarint(p);
+        return {type, key, {p, value_size}};
     }
 
     // The LevelDB batch of the staged records, in key order.
@@ -224,7 +249,7 @@ struct CDBBatch::Impl {
     {
         // Equal keys keep their staging order: offsets grow with it.
         const auto less = [this](size_t a, size_t b) {
-            const int c = At(a).key.compare(At(b).key);
+            const int c = KeyAt(a).compare(KeyAt(b));
             return c < 0 || (c == 0 && a < b);
         };
         if (!std::ranges::is_sorted(offsets, less)) std::ranges::sort(offsets, less);
@@ -244,7 +269,6 @@ struct CDBBatch::Impl {
     {
         staged.clear();
         offsets.clear();
-        leveldb_bytes = LEVELDB_HEADER;
         batch.Clear();
     }
 };
@@ -427,17 +451,16 @@ void CDBBatch::Reserve(size_t bytes)
     munmap(zeros, bytes);
     sized->batch.Clear();
     // Then the staged records move over, and the old buffers go. The
-    // staging buffer gets the same room: it holds the same bytes plus a
-    // few per record.
+    // staging buffer gets the same room: it holds the same bytes but for
+    // the LevelDB batch's header.
     sized->staged = std::move(m_impl->staged);
     sized->staged.reserve(bytes);
     sized->offsets = std::move(m_impl->offsets);
-    sized->leveldb_bytes = m_impl->leveldb_bytes;
     sized->reserved = bytes;
     m_impl = std::move(sized);
 }
 
-size_t CDBBatch::SizeEstimate() const { return m_impl->leveldb_bytes; }
+size_t CDBBatch::SizeEstimate() const { return Impl::LEVELDB_HEADER + m_impl->staged.size(); }
 
 void CDBBatch::WriteImpl(std::span<const std::byte> key, DataStream& value)
 {
