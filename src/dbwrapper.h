@@ -77,6 +77,20 @@ private:
 
 class CDBWrapper;
 
+class CDBBatch;
+
+namespace dbwrapper_private {
+// For the tests of CDBBatch::Reserve: the bytes a batch's two buffers can
+// hold without growing, the staged records and the LevelDB batch built
+// from them. leveldb is 0 when LevelDB's WriteBatch is not laid out as one
+// std::string, the layout the probe reads.
+struct BatchCapacity {
+    size_t staged;
+    size_t leveldb;
+};
+BatchCapacity GetBatchCapacity(const CDBBatch& batch);
+} // namespace dbwrapper_private
+
 // Changes that reach the database atomically in one WriteBatch.
 class CDBBatch
 {
@@ -106,15 +120,18 @@ public:
 
     // Clears the batch; its buffer keeps the capacity it reached.
     void Clear();
-    // Sizes the batch's buffer for `bytes` in one allocation, keeping what
-    // it holds. Without it the buffer doubles its way up, and each step
-    // briefly holds the old and the new copy. A no-op when it is that big.
+    // Sizes the batch's buffers for `bytes` in one allocation each, keeping
+    // what it holds; Clear() keeps them. Without it a buffer doubles its
+    // way up, and each step briefly holds the old and the new copy. A no-op
+    // when it is that big. It relies on how LevelDB's WriteBatch keeps its
+    // memory, which LevelDB does not document: see dbwrapper.cpp.
     void Reserve(size_t bytes);
     // Bytes the batch will hand to LevelDB, headers included.
     size_t SizeEstimate() const;
 
 private:
     friend class CDBWrapper;
+    friend dbwrapper_private::BatchCapacity dbwrapper_private::GetBatchCapacity(const CDBBatch& batch);
     void WriteImpl(std::span<const std::byte> key, DataStream& value);
     void EraseImpl(std::span<const std::byte> key);
 

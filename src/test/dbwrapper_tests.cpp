@@ -361,6 +361,43 @@ BOOST_AUTO_TEST_CASE(batch_reserve_keeps_pending_records)
     BOOST_CHECK(!db.Exists(Key({'r', 9})));
 }
 
+BOOST_AUTO_TEST_CASE(batch_reserve_holds_its_buffers)
+{
+    // What Reserve relies on in LevelDB (see CDBBatch::Reserve): a batch
+    // reserved for RESERVED bytes holds buffers of that size, and filling
+    // it to nearly that, writing it, clearing it and filling it again, as
+    // txdb's BatchWrite reuses its batch, never grows them.
+    constexpr size_t RESERVED = size_t{1} << 20;
+    const auto fill = [](CDBBatch& batch, size_t up_to, unsigned char seed) {
+        for (uint32_t i = 0; batch.SizeEstimate() + 256 <= up_to; ++i) {
+            const auto byte = [&](int shift) { return static_cast<unsigned char>(i >> shift); };
+            batch.Write(Key({'q', byte(16), byte(8), byte(0)}), Payload(seed));
+        }
+    };
+    CDBWrapper db{DBParams{.path = "reserve_buffers", .memory_only = true}};
+    CDBBatch batch{db};
+    batch.Reserve(RESERVED);
+    const auto reserved = dbwrapper_private::GetBatchCapacity(batch);
+    BOOST_CHECK_GE(reserved.staged, RESERVED);
+    BOOST_CHECK_GE(reserved.leveldb, RESERVED);
+    for (const unsigned char seed : {1, 2}) {
+        BOOST_TEST_CONTEXT("filled with payload " << int{seed})
+        {
+            fill(batch, RESERVED, seed);
+            BOOST_CHECK_GT(batch.SizeEstimate(), RESERVED - 512);
+            db.WriteBatch(batch);
+            BOOST_CHECK_EQUAL(dbwrapper_private::GetBatchCapacity(batch).staged, reserved.staged);
+            BOOST_CHECK_EQUAL(dbwrapper_private::GetBatchCapacity(batch).leveldb, reserved.leveldb);
+            batch.Clear();
+        }
+    }
+    // A batch that outgrows its buffers does grow them: the probe sees it.
+    fill(batch, 2 * RESERVED, 3);
+    db.WriteBatch(batch);
+    BOOST_CHECK_GT(dbwrapper_private::GetBatchCapacity(batch).staged, reserved.staged);
+    BOOST_CHECK_GT(dbwrapper_private::GetBatchCapacity(batch).leveldb, reserved.leveldb);
+}
+
 BOOST_AUTO_TEST_CASE(batch_size_estimate)
 {
     CDBWrapper db{DBParams{.path = "sizes", .memory_only = true}};
