@@ -332,9 +332,14 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
             throw std::runtime_error("Snapshot load interrupted by shutdown");
         }
         if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
-            // The real best block is only set once every coin is in; any
-            // non-null value lets this intermediate flush proceed, and 'H'
-            // marks the database as incomplete meanwhile.
+            // A flush needs a best block (BatchWrite asserts one), and the
+            // base block is the only one this set will ever have, so it is
+            // set for every intermediate flush as for the last; each flush
+            // that completes leaves 'B' = base and no 'H'. What marks the
+            // set as unfinished is the missing base_blockhash file, written
+            // only once the load is validated: a failed load removes the
+            // directory, and a start that finds it without the file removes
+            // it (LoadChainstates).
             cache.SetBestBlock(metadata.base_blockhash);
             FlushSnapshotToDisk(chainstate, /*snapshot_loaded=*/false);
         }
