@@ -28,6 +28,9 @@ fi
 echo "== layering (doc/design.md)"
 python3 contrib/devtools/check_layers.py src
 
+echo "== functional test list (test/functional/README.md)"
+python3 contrib/devtools/check_functional_list.py
+
 echo "== unit tests (ctest: one test per Boost suite)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 
