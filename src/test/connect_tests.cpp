@@ -278,6 +278,23 @@ std::vector<uint256> ReadActiveHashes(const std::filesystem::path& path)
     return hashes;
 }
 
+// A vector's chain: its parameters, every block of blocks.dat by hash, and
+// the active chain from genesis to the tip.
+struct CoreChain {
+    CChainParams params;
+    std::map<uint256, CBlock> blocks;
+    std::vector<uint256> active;
+};
+
+CoreChain ReadCoreChain(const CoreVector& vec)
+{
+    CoreChain chain{CChainParams::ForChain(*ChainTypeFromString(vec.expected["chain"].get<std::string>())), {}, {}};
+    chain.blocks = ReadBlockFile(vec.dir / "blocks.dat", chain.params.MessageStart());
+    chain.active.push_back(chain.params.GenesisHash());
+    for (const uint256& hash : ReadActiveHashes(vec.dir / "headers.txt")) chain.active.push_back(hash);
+    return chain;
+}
+
 // A chainstate on disk fed with a vector's blocks by hash.
 // With overlay_workers, blocks are connected in a CoinsViewOverlay with
 // that many workers, as in TestChain.
@@ -826,10 +843,7 @@ BOOST_AUTO_TEST_CASE(shared_vectors_reproduce_core_utxo_set, *boost::unit_test::
         BOOST_TEST_CONTEXT(vec.dir.filename())
         {
             const nlohmann::json& expected = vec.expected;
-            const auto params = CChainParams::ForChain(*ChainTypeFromString(expected["chain"].get<std::string>()));
-            const auto blocks = ReadBlockFile(vec.dir / "blocks.dat", params.MessageStart());
-            std::vector<uint256> active{params.GenesisHash()};
-            for (const uint256& hash : ReadActiveHashes(vec.dir / "headers.txt")) active.push_back(hash);
+            const auto [params, blocks, active] = ReadCoreChain(vec);
             const int tip = static_cast<int>(active.size()) - 1;
             BOOST_REQUIRE_EQUAL(tip, expected["height"].get<int>());
             BOOST_REQUIRE_GE(tip, 4);
@@ -910,10 +924,7 @@ BOOST_AUTO_TEST_CASE(shared_vectors_through_overlay, *boost::unit_test::precondi
 {
     for (const CoreVector& vec : CoreVectors("blocks.dat")) {
         const nlohmann::json& expected = vec.expected;
-        const auto params = CChainParams::ForChain(*ChainTypeFromString(expected["chain"].get<std::string>()));
-        const auto blocks = ReadBlockFile(vec.dir / "blocks.dat", params.MessageStart());
-        std::vector<uint256> active{params.GenesisHash()};
-        for (const uint256& hash : ReadActiveHashes(vec.dir / "headers.txt")) active.push_back(hash);
+        const auto [params, blocks, active] = ReadCoreChain(vec);
         const int tip = static_cast<int>(active.size()) - 1;
         for (int workers : {0, 1, 2}) {
             BOOST_TEST_CONTEXT(vec.dir.filename() << ", " << workers << " workers")
