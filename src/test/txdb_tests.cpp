@@ -166,6 +166,9 @@ std::string CommittedLine(size_t changed, size_t visited)
            std::to_string(visited) + ") to coin database...";
 }
 
+// Writes coins to db, flagged DIRTY, as one flush to best.
+void WriteCoins(CCoinsViewDB& db, const std::map<COutPoint, Coin>& coins, const uint256& best) { DirtyMap(coins)->WriteTo(db, best); }
+
 // What the last completed BatchWrite of db reports having written.
 void CheckLastWrite(const CCoinsViewDB& db, size_t changed, size_t visited)
 {
@@ -590,8 +593,7 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
 {
     CCoinsViewDB db{DBParams{.path = "spends", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(10, 0xa7);
-    auto map = DirtyMap(coins);
-    map->WriteTo(db, Hash(0xb9));
+    WriteCoins(db, coins, Hash(0xb9));
 
     // Spend every other coin and read the rest, which stay clean.
     CCoinsViewCache cache{&db};
@@ -619,8 +621,7 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
 {
     CCoinsViewDB db{DBParams{.path = "sync", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     const auto coins = MakeCoins(1000, 0xa8);
-    auto map = DirtyMap(coins);
-    map->WriteTo(db, Hash(0xbd));
+    WriteCoins(db, coins, Hash(0xbd));
 
     // Every coin cached clean, then 10 changes: 5 spends, 5 new coins.
     CCoinsViewCache cache{&db};
@@ -668,7 +669,7 @@ BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
             const auto old_coins = MakeCoins(400, 0xc1);
             {
                 CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
-                DirtyMap(old_coins)->WriteTo(db, Hash(0xc0));
+                WriteCoins(db, old_coins, Hash(0xc0));
             }
 
             DBParams full_disk = OnDisk(path);
