@@ -12,6 +12,7 @@
 #include <node/blockstorage.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/stream_helpers.h>
 #include <test/util/vectors.h>
 #include <util/log.h>
 #include <util/strencodings.h>
@@ -65,15 +66,6 @@ std::vector<CBlock> MakeChain(size_t count, uint256 prev = {}, uint32_t first_ta
         prev = chain.back().GetHash();
     }
     return chain;
-}
-
-std::vector<unsigned char> Serialized(const auto& obj)
-{
-    DataStream stream;
-    stream << obj;
-    const auto bytes = stream.Unread();
-    const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
-    return {begin, begin + bytes.size()};
 }
 
 // Bytes a block takes in a blk file: magic + LE32 size + block.

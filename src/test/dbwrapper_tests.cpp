@@ -9,6 +9,7 @@
 #include <dbwrapper.h>
 #include <streams.h>
 #include <test/util/setup.h>
+#include <test/util/stream_helpers.h>
 #include <util/strencodings.h>
 
 #include <boost/test/unit_test.hpp>
@@ -51,15 +52,6 @@ RawBytes Key(std::initializer_list<unsigned char> bytes) { return RawBytes{std::
 // The serialized form of the obfuscation key's key: 0e 00 "obfuscate_key".
 const std::vector<unsigned char> OBFUSCATION_KEY_KEY{'\0', 'o', 'b', 'f', 'u', 's', 'c', 'a', 't', 'e', '_', 'k', 'e', 'y'};
 constexpr std::string_view OBFUSCATION_KEY_KEY_HEX{"0e006f62667573636174655f6b6579"};
-
-std::vector<unsigned char> Serialized(const auto& obj)
-{
-    DataStream stream;
-    stream << obj;
-    const auto bytes = stream.Unread();
-    const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
-    return {begin, begin + bytes.size()};
-}
 
 // A recognisable payload that cannot occur by chance in LevelDB's own files.
 std::vector<unsigned char> Payload(unsigned char seed)

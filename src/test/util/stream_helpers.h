@@ -2,7 +2,7 @@
 #define COINSDB_TEST_UTIL_STREAM_HELPERS_H
 
 // Small helpers for tests that compare serialized bytes with hex literals
-// and check the exact reason of a std::ios_base::failure.
+// or byte vectors and check the exact reason of a std::ios_base::failure.
 
 #include <streams.h>
 #include <util/strencodings.h>
@@ -32,6 +32,17 @@ std::string SerializedHex(const T& value)
     DataStream stream;
     stream << value;
     return UnreadHex(stream);
+}
+
+// The bytes value serializes to.
+template <typename T>
+std::vector<unsigned char> Serialized(const T& value)
+{
+    DataStream stream;
+    stream << value;
+    const auto bytes = stream.Unread();
+    const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
+    return {begin, begin + bytes.size()};
 }
 
 // Predicate for BOOST_CHECK_EXCEPTION: the failure carries exactly `reason`.
