@@ -11,6 +11,15 @@ std::optional<uint256> uint256::FromHex(std::string_view hex)
     return uint256{std::span<const unsigned char, SIZE>{bytes->data(), SIZE}};
 }
 
+std::optional<uint256> uint256::FromUserHex(std::string_view hex)
+{
+    if (hex.starts_with("0x")) hex.remove_prefix(2);
+    if (hex.size() > 2 * SIZE) return std::nullopt;
+    std::string padded(2 * SIZE - hex.size(), '0');
+    padded += hex;
+    return FromHex(padded);
+}
+
 std::string uint256::GetHex() const
 {
     std::array<unsigned char, SIZE> reversed;

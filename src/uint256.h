@@ -24,9 +24,17 @@ public:
 
     constexpr uint256() = default;
     explicit uint256(std::span<const unsigned char, SIZE> bytes) { std::ranges::copy(bytes, m_data.begin()); }
+    // Stored byte 0 is `v`, the others 0: uint256{1} prints as 00..01 (Core's).
+    constexpr explicit uint256(uint8_t v) : m_data{v} {}
+
+    static const uint256 ZERO;
+    static const uint256 ONE;
 
     // Reverse-order hex as shown by RPCs; nullopt unless exactly 64 hex digits.
     static std::optional<uint256> FromHex(std::string_view hex);
+    // As typed by a user (Core's FromUserHex): an optional "0x", then up to
+    // 64 hex digits, the missing leading ones taken as 0. nullopt otherwise.
+    static std::optional<uint256> FromUserHex(std::string_view hex);
     std::string GetHex() const;
     std::string ToString() const { return GetHex(); }
 
@@ -66,5 +74,8 @@ public:
 private:
     std::array<unsigned char, SIZE> m_data{};
 };
+
+inline constexpr uint256 uint256::ZERO{uint8_t{0}};
+inline constexpr uint256 uint256::ONE{uint8_t{1}};
 
 #endif // COINSDB_UINT256_H

@@ -103,6 +103,48 @@ BOOST_AUTO_TEST_CASE(from_hex_rejects_bad_input)
     BOOST_CHECK(uint256::FromHex(good).has_value());
 }
 
+BOOST_AUTO_TEST_CASE(from_user_hex_pads_and_takes_a_prefix)
+{
+    const std::string good{REGTEST_GENESIS};
+    // input, the value it reads as (empty: refused)
+    const std::vector<std::pair<std::string, std::string>> table{
+        {"", std::string(64, '0')},
+        {"0x", std::string(64, '0')},
+        {"1", std::string(63, '0') + "1"},
+        {"0x1", std::string(63, '0') + "1"},
+        {"0xAbC", std::string(61, '0') + "abc"},
+        {good, good},
+        {"0x" + good, good},
+        {good.substr(2), "00" + good.substr(2)},
+        {good + "0", ""}, // 65 digits
+        {"0X1", ""},      // only a lower-case prefix, as Core
+        {"0x0x1", ""},
+        {"g", ""},
+        {" 1", ""},
+        {"-1", ""},
+    };
+    for (const auto& [input, expected] : table) {
+        BOOST_TEST_CONTEXT("'" << input << "'")
+        {
+            const auto parsed = uint256::FromUserHex(input);
+            BOOST_CHECK_EQUAL(parsed.has_value(), !expected.empty());
+            if (parsed) BOOST_CHECK_EQUAL(parsed->GetHex(), expected);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(small_value_constructor_and_constants)
+{
+    // Core's uint256{n}: stored byte 0, the last one printed.
+    BOOST_CHECK(uint256{uint8_t{0}} == uint256{});
+    BOOST_CHECK(uint256{uint8_t{0xab}} == WithByte(0, 0xab));
+    BOOST_CHECK_EQUAL(uint256{uint8_t{0xab}}.GetHex(), std::string(62, '0') + "ab");
+    BOOST_CHECK(uint256::ZERO.IsNull());
+    BOOST_CHECK(uint256::ZERO == uint256{});
+    BOOST_CHECK_EQUAL(uint256::ONE.GetHex(), std::string(63, '0') + "1");
+    BOOST_CHECK(uint256::ONE == uint256{uint8_t{1}});
+}
+
 BOOST_AUTO_TEST_CASE(ordering_follows_stored_bytes)
 {
     // Comparison is memcmp-like from stored byte 0, the order LevelDB keys
