@@ -111,6 +111,9 @@ public:
     CTxIn() = default;
     explicit CTxIn(COutPoint prevout_in, CScript script_sig = {}, uint32_t sequence = SEQUENCE_FINAL)
         : prevout{prevout_in}, scriptSig{std::move(script_sig)}, nSequence{sequence} {}
+    // Core's form: the outpoint as txid and index.
+    CTxIn(const uint256& prev_txid, uint32_t prev_n, CScript script_sig = {}, uint32_t sequence = SEQUENCE_FINAL)
+        : CTxIn{COutPoint{prev_txid, prev_n}, std::move(script_sig), sequence} {}
 
     friend bool operator==(const CTxIn&, const CTxIn&) = default;
 

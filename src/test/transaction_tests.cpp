@@ -204,6 +204,23 @@ BOOST_AUTO_TEST_CASE(hand_built_layout)
     BOOST_CHECK(from_legacy.GetHash() == tx.GetHash());
 }
 
+BOOST_AUTO_TEST_CASE(input_from_txid_and_index)
+{
+    // Core's CTxIn(txid, n, ...) names the same input as CTxIn(COutPoint{txid, n}, ...).
+    const uint256 txid{uint8_t{7}};
+    const CScript script_sig{std::vector<unsigned char>{0x51}};
+    BOOST_CHECK(CTxIn(txid, 3) == CTxIn(COutPoint(txid, 3)));
+    BOOST_CHECK(CTxIn(txid, 3, script_sig, 5) == CTxIn(COutPoint{txid, 3}, script_sig, 5));
+    const CTxIn in(txid, 3);
+    BOOST_CHECK(in.prevout == COutPoint(txid, 3));
+    BOOST_CHECK(in.scriptSig.empty());
+    BOOST_CHECK_EQUAL(in.nSequence, CTxIn::SEQUENCE_FINAL);
+
+    CMutableTransaction mtx;
+    mtx.vin.emplace_back(txid, 0);
+    BOOST_CHECK(mtx.vin[0].prevout == COutPoint(txid, 0));
+}
+
 BOOST_AUTO_TEST_CASE(txid_ignores_witness)
 {
     CMutableTransaction mtx = HandBuilt();
