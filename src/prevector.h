@@ -39,6 +39,8 @@ public:
     using const_iterator = const T*;
     using reference = T&;
     using const_reference = const T&;
+    // Elements held without a heap block (Core's name).
+    static constexpr unsigned int STATIC_SIZE{N};
 
     prevector() = default;
     explicit prevector(size_type n) { resize(n); }

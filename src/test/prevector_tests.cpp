@@ -3,6 +3,7 @@
 // plus the layout (exactly N + 4 bytes) and the heap use the cache counts.
 
 #include <prevector.h>
+#include <script/script.h>
 #include <serialize.h>
 #include <streams.h>
 
@@ -33,6 +34,17 @@ BOOST_AUTO_TEST_CASE(layout)
     BOOST_CHECK_EQUAL(sizeof(Small), 16U);
     BOOST_CHECK_EQUAL(sizeof(prevector<36, unsigned char>), 40U);
     BOOST_CHECK_EQUAL(alignof(prevector<36, unsigned char>), 1U);
+    static_assert(prevector<36, unsigned char>::STATIC_SIZE == 36);
+    static_assert(CScriptBase::STATIC_SIZE == SCRIPT_INLINE_BYTES);
+}
+
+BOOST_AUTO_TEST_CASE(static_size_is_the_inline_capacity)
+{
+    // Up to STATIC_SIZE elements allocate nothing; one more moves to the heap.
+    CScriptBase v(CScriptBase::STATIC_SIZE, 0x51);
+    BOOST_CHECK_EQUAL(v.allocated_memory(), 0U);
+    v.push_back(0x51);
+    BOOST_CHECK_GE(v.allocated_memory(), CScriptBase::STATIC_SIZE + 1);
 }
 
 BOOST_AUTO_TEST_CASE(random_operations_match_std_vector)
