@@ -47,6 +47,14 @@ public:
     std::span<std::byte> MutableUnread() { return std::span{m_data}.subspan(m_read_pos); }
     size_t size() const { return m_data.size() - m_read_pos; }
     bool empty() const { return size() == 0; }
+    // The unread bytes as a range, as Core's DataStream (std::span{stream},
+    // HexStr(stream)). Invalidated by any write or read.
+    std::byte* data() { return m_data.data() + m_read_pos; }
+    const std::byte* data() const { return m_data.data() + m_read_pos; }
+    std::byte* begin() { return data(); }
+    std::byte* end() { return data() + size(); }
+    const std::byte* begin() const { return data(); }
+    const std::byte* end() const { return data() + size(); }
     void Clear()
     {
         m_data.clear();

@@ -406,6 +406,26 @@ BOOST_AUTO_TEST_CASE(datastream_end_of_data)
     BOOST_CHECK_EQUAL(UnreadHex(stream), "42");
 }
 
+BOOST_AUTO_TEST_CASE(datastream_range_is_the_unread_bytes)
+{
+    DataStream stream{StreamFromHex("01020304")};
+    BOOST_CHECK_EQUAL(HexStr(stream), "01020304");
+    BOOST_CHECK_EQUAL(std::span<const std::byte>{stream}.size(), 4U);
+    uint8_t first{};
+    stream >> first;
+    BOOST_CHECK_EQUAL(HexStr(stream), "020304");
+    BOOST_CHECK(stream.data() == stream.Unread().data());
+    BOOST_CHECK_EQUAL(stream.end() - stream.begin(), 3);
+    // Writable through the range, as Core's.
+    *stream.begin() = std::byte{0xff};
+    BOOST_CHECK_EQUAL(HexStr(stream), "ff0304");
+    uint32_t rest{};
+    BOOST_CHECK_THROW(stream >> rest, std::ios_base::failure);
+    stream >> first >> first >> first;
+    BOOST_CHECK(stream.begin() == stream.end());
+    BOOST_CHECK_EQUAL(HexStr(stream), "");
+}
+
 BOOST_AUTO_TEST_CASE(spanreader_end_of_data)
 {
     const auto bytes = ParseHexOrThrow("0a0b0c");
