@@ -69,7 +69,12 @@ public:
     // XORs data in place; applying it twice restores the data.
     void Apply(std::span<std::byte> data) const;
     bool IsActive() const;
+    // Core's spelling of IsActive(): `if (obfuscation)`.
+    operator bool() const { return IsActive(); }
     const std::array<unsigned char, KEY_SIZE>& Key() const { return m_key; }
+
+    // Same key.
+    friend bool operator==(const Obfuscation&, const Obfuscation&) = default;
 
 private:
     std::array<unsigned char, KEY_SIZE> m_key{};
@@ -311,5 +316,10 @@ private:
     Obfuscation m_obfuscation;
     std::optional<std::string> m_write_failure;
 };
+
+// Core's accessor for tests, beside CDBWrapper::GetObfuscation().
+namespace dbwrapper_private {
+inline const Obfuscation& GetObfuscation(const CDBWrapper& db) { return db.GetObfuscation(); }
+} // namespace dbwrapper_private
 
 #endif // COINSDB_DBWRAPPER_H

@@ -169,6 +169,42 @@ BOOST_AUTO_TEST_CASE(obfuscation_on_disk)
     }
 }
 
+BOOST_AUTO_TEST_CASE(obfuscation_converts_and_compares)
+{
+    // Core's forms: an Obfuscation is true when it changes data, equal to
+    // another with the same key; dbwrapper_private::GetObfuscation reads a
+    // database's.
+    const Obfuscation none;
+    const std::array<unsigned char, Obfuscation::KEY_SIZE> key{1, 2, 3, 4, 5, 6, 7, 8};
+    const Obfuscation some{key};
+    BOOST_CHECK(!none);
+    BOOST_CHECK(some);
+    BOOST_CHECK(none == Obfuscation{});
+    BOOST_CHECK(some == Obfuscation{key});
+    BOOST_CHECK(!(some == none));
+    auto other_key = key;
+    other_key[7] = 9;
+    BOOST_CHECK(!(some == Obfuscation{other_key}));
+
+    for (const bool obfuscate : {true, false}) {
+        BOOST_TEST_CONTEXT("obfuscate=" << obfuscate)
+        {
+            TempDirFixture tmp;
+            Obfuscation first;
+            {
+                CDBWrapper db{OnDisk(tmp.m_path / "db", obfuscate)};
+                BOOST_CHECK(&dbwrapper_private::GetObfuscation(db) == &db.GetObfuscation());
+                BOOST_CHECK_EQUAL(bool{dbwrapper_private::GetObfuscation(db)}, obfuscate);
+                first = dbwrapper_private::GetObfuscation(db);
+                db.Write(Key({'a'}), uint8_t{1});
+            }
+            // Not empty: reopened with the other flag, it keeps its key.
+            CDBWrapper reopened{OnDisk(tmp.m_path / "db", !obfuscate)};
+            BOOST_CHECK(dbwrapper_private::GetObfuscation(reopened) == first);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(reopen_keeps_key_and_data)
 {
     TempDirFixture tmp;
