@@ -69,38 +69,46 @@ uint64_t DecompressAmount(uint64_t compressed)
     return value;
 }
 
-std::optional<CompressedScript> CompressScript(const CScript& script)
+bool CompressScript(const CScript& script, CompressedScript& out)
 {
-    if (IsP2PKH(script)) return CompressedScript{0, {script.begin() + 3, script.begin() + 23}};
-    if (IsP2SH(script)) return CompressedScript{1, {script.begin() + 2, script.begin() + 22}};
-    if (IsCompressedP2PK(script)) return CompressedScript{script[1], {script.begin() + 2, script.begin() + 34}};
+    // nSize, then the body: the bytes of the script that cannot be rebuilt.
+    auto take = [&out](unsigned n_size, auto first, auto last) {
+        out.assign(1, static_cast<unsigned char>(n_size));
+        out.insert(out.end(), first, last);
+        return true;
+    };
+    if (IsP2PKH(script)) return take(0, script.begin() + 3, script.begin() + 23);
+    if (IsP2SH(script)) return take(1, script.begin() + 2, script.begin() + 22);
+    if (IsCompressedP2PK(script)) return take(script[1], script.begin() + 2, script.begin() + 34);
     if (IsUncompressedP2PK(script) && IsValidPublicKey(std::span{script}.subspan(1, 65))) {
         const unsigned parity = script[65] & 1;
-        return CompressedScript{4 | parity, {script.begin() + 2, script.begin() + 34}};
+        return take(4 | parity, script.begin() + 2, script.begin() + 34);
     }
-    return std::nullopt;
+    return false;
 }
 
-std::optional<CScript> DecompressScript(unsigned n_size, std::span<const unsigned char> body)
+bool DecompressScript(CScript& script, unsigned n_size, const CompressedScript& in)
 {
-    CScript script;
+    const unsigned body_size = GetSpecialScriptSize(n_size);
+    if (body_size == 0 || in.size() < body_size) return false;
+    const auto body = std::span{in}.first(body_size);
     switch (n_size) {
     case 0:
         script = {OP_DUP, OP_HASH160, 20};
         script.insert(script.end(), body.begin(), body.end());
         script.insert(script.end(), {OP_EQUALVERIFY, OP_CHECKSIG});
-        return script;
+        return true;
     case 1:
         script = {OP_HASH160, 20};
         script.insert(script.end(), body.begin(), body.end());
         script.push_back(OP_EQUAL);
-        return script;
+        return true;
     case 2:
     case 3:
         script = {33, static_cast<unsigned char>(n_size)};
         script.insert(script.end(), body.begin(), body.end());
         script.push_back(OP_CHECKSIG);
-        return script;
+        return true;
     case 4:
     case 5: {
         // Only x and the parity of y were stored: recover y on the curve.
@@ -109,7 +117,7 @@ std::optional<CScript> DecompressScript(unsigned n_size, std::span<const unsigne
         std::ranges::copy(body, compressed.begin() + 1);
         secp256k1_pubkey key;
         if (!secp256k1_ec_pubkey_parse(secp256k1_context_static, &key, compressed.data(), compressed.size())) {
-            return std::nullopt;
+            return false;
         }
         std::array<unsigned char, 65> full;
         size_t full_size = full.size();
@@ -117,8 +125,8 @@ std::optional<CScript> DecompressScript(unsigned n_size, std::span<const unsigne
         script = {65};
         script.insert(script.end(), full.begin(), full.end());
         script.push_back(OP_CHECKSIG);
-        return script;
+        return true;
     }
     }
-    return std::nullopt;
+    return false;
 }

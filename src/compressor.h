@@ -23,6 +23,7 @@
 //
 // Compressed TxOut: compressed amount, then compressed script.
 
+#include <prevector.h>
 #include <primitives/amount.h>
 #include <primitives/transaction.h>
 #include <script/script.h>
@@ -31,8 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <ios>
-#include <optional>
-#include <vector>
+#include <span>
 
 uint64_t CompressAmount(uint64_t value);
 uint64_t DecompressAmount(uint64_t compressed);
@@ -40,26 +40,34 @@ uint64_t DecompressAmount(uint64_t compressed);
 // Number of special script shapes (nSize 0..5).
 constexpr unsigned SPECIAL_SCRIPT_COUNT = 6;
 
-// Body length of a special shape: 20 for nSize 0-1, 32 for 2-5.
-constexpr size_t SpecialScriptBodySize(unsigned n_size) { return n_size < 2 ? 20 : 32; }
+// Body length of a special shape (Core's GetSpecialScriptSize): 20 for
+// nSize 0-1, 32 for 2-5, 0 for any other nSize, which has no special form.
+constexpr unsigned GetSpecialScriptSize(unsigned n_size)
+{
+    if (n_size < 2) return 20;
+    return n_size < SPECIAL_SCRIPT_COUNT ? 32 : 0;
+}
 
-struct CompressedScript {
-    unsigned n_size;
-    std::vector<unsigned char> body; // empty for the generic form: the script itself is the body
-};
+// A special script's compressed form, Core's type: nSize (one byte, which
+// is also its VARINT) then the body, 21 or 33 bytes, never on the heap.
+using CompressedScript = prevector<33, unsigned char>;
 
-// Returns the special form of a script, or nullopt when it has none.
-std::optional<CompressedScript> CompressScript(const CScript& script);
-// Rebuilds a special script. Returns nullopt for an uncompressed-key body
-// whose x coordinate is not on the curve (no encoder produces one).
-std::optional<CScript> DecompressScript(unsigned n_size, std::span<const unsigned char> body);
+// Writes the special form of `script` to `out` and returns true, or returns
+// false, leaving `out` alone, when the script has none.
+bool CompressScript(const CScript& script, CompressedScript& out);
+// Rebuilds the special script of shape `n_size` from its body `in` (the
+// body only, without nSize, as Core's) into `script`. Returns false, leaving
+// `script` alone, for an uncompressed-key body whose x coordinate is not on
+// the curve (no encoder produces one), for an `n_size` that is not special,
+// or for a body shorter than GetSpecialScriptSize(n_size).
+bool DecompressScript(CScript& script, unsigned n_size, const CompressedScript& in);
 
 template <typename Stream>
 void SerializeCompressedScript(Stream& s, const CScript& script)
 {
-    if (auto special = CompressScript(script)) {
-        WriteVarInt(s, special->n_size);
-        s.write(std::as_bytes(std::span{special->body}));
+    CompressedScript special;
+    if (CompressScript(script, special)) {
+        s.write(std::as_bytes(std::span{special}));
         return;
     }
     WriteVarInt(s, script.size() + SPECIAL_SCRIPT_COUNT);
@@ -84,12 +92,9 @@ void UnserializeCompressedScript(Stream& s, CScript& script)
     if (n_size > UINT32_MAX) throw std::ios_base::failure("ReadVarInt(): size too large");
     script.clear();
     if (n_size < SPECIAL_SCRIPT_COUNT) {
-        std::array<unsigned char, 32> body;
-        const auto body_span = std::span{body}.first(SpecialScriptBodySize(n_size));
-        s.read(std::as_writable_bytes(body_span));
-        auto decompressed = DecompressScript(n_size, body_span);
-        if (!decompressed) throw std::ios_base::failure("compressed script holds a public key that is not on the curve");
-        script = std::move(*decompressed);
+        CompressedScript body(GetSpecialScriptSize(n_size), 0);
+        s.read(std::as_writable_bytes(std::span{body}));
+        if (!DecompressScript(script, n_size, body)) throw std::ios_base::failure("compressed script holds a public key that is not on the curve");
         return;
     }
     const uint64_t length = n_size - SPECIAL_SCRIPT_COUNT;

@@ -262,10 +262,11 @@ BOOST_AUTO_TEST_CASE(special_scripts)
         BOOST_TEST_CONTEXT(name)
         {
             const CScript script = ScriptFromHex(script_hex);
-            const auto special = CompressScript(script);
-            BOOST_REQUIRE(special.has_value());
-            BOOST_CHECK_EQUAL(special->n_size, ParseHexOrThrow(compressed_hex)[0]);
-            BOOST_CHECK_EQUAL(special->body.size(), SpecialScriptBodySize(special->n_size));
+            CompressedScript special;
+            BOOST_REQUIRE(CompressScript(script, special));
+            // Core's layout: nSize, then the body; the serialized form is the same bytes.
+            BOOST_CHECK_EQUAL(HexStr(special), compressed_hex);
+            BOOST_CHECK_EQUAL(special.size(), 1 + GetSpecialScriptSize(special[0]));
             BOOST_CHECK_EQUAL(CompressedScriptHex(script), compressed_hex);
 
             // Decompression restores the exact script, y included.
@@ -282,7 +283,9 @@ BOOST_AUTO_TEST_CASE(generic_scripts)
         BOOST_TEST_CONTEXT(name)
         {
             const CScript script = ScriptFromHex(script_hex);
-            BOOST_CHECK(!CompressScript(script).has_value());
+            CompressedScript untouched{0xee};
+            BOOST_CHECK(!CompressScript(script, untouched));
+            BOOST_CHECK(untouched == CompressedScript{0xee});
             BOOST_CHECK_EQUAL(CompressedScriptHex(script), compressed_hex);
             BOOST_CHECK_EQUAL(CompressedScriptHex(script), VarIntHex(script.size() + 6) + script_hex);
 
@@ -306,15 +309,44 @@ BOOST_AUTO_TEST_CASE(uncompressed_key_parity_selects_nsize)
         {
             const CScript script = ScriptFromHex(Cat({"4104", x, y, "ac"}));
             BOOST_REQUIRE_EQUAL(script.size(), 67U);
-            const auto special = CompressScript(script);
-            BOOST_REQUIRE(special.has_value());
-            BOOST_CHECK_EQUAL(special->n_size, n_size);
-            BOOST_CHECK_EQUAL(HexStr(special->body), x);
-            const auto rebuilt = DecompressScript(special->n_size, special->body);
-            BOOST_REQUIRE(rebuilt.has_value());
-            BOOST_CHECK(*rebuilt == script);
+            CompressedScript special;
+            BOOST_REQUIRE(CompressScript(script, special));
+            BOOST_CHECK_EQUAL(special[0], n_size);
+            const CompressedScript body{special.begin() + 1, special.end()};
+            BOOST_CHECK_EQUAL(HexStr(body), x);
+            CScript rebuilt;
+            BOOST_REQUIRE(DecompressScript(rebuilt, n_size, body));
+            BOOST_CHECK(rebuilt == script);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(special_script_sizes_and_refusals)
+{
+    // Core's GetSpecialScriptSize: the body after nSize; 0 for nSize >= 6.
+    const std::array<unsigned, 8> expected{20, 20, 32, 32, 32, 32, 0, 0};
+    for (unsigned n_size = 0; n_size < expected.size(); ++n_size) BOOST_CHECK_EQUAL(GetSpecialScriptSize(n_size), expected[n_size]);
+
+    // DecompressScript refuses what has no special form, or too short a
+    // body, and leaves the script alone.
+    const CScript before{std::vector<unsigned char>{0x51}};
+    for (unsigned n_size = 0; n_size < 8; ++n_size) {
+        BOOST_TEST_CONTEXT("nSize " << n_size)
+        {
+            CScript script = before;
+            const CompressedScript short_body(n_size < 2 ? 19 : 31, 0x02);
+            BOOST_CHECK(!DecompressScript(script, n_size, short_body));
+            BOOST_CHECK(script == before);
+            if (n_size >= SPECIAL_SCRIPT_COUNT) {
+                BOOST_CHECK(!DecompressScript(script, n_size, CompressedScript(32, 0x02)));
+                BOOST_CHECK(script == before);
+            }
+        }
+    }
+    // A longer body is read up to its size, as Core reads it.
+    CScript p2pkh;
+    BOOST_REQUIRE(DecompressScript(p2pkh, 0, CompressedScript(32, 0x11)));
+    BOOST_CHECK_EQUAL(HexStr(p2pkh), "76a914" + std::string(40, '1') + "88ac");
 }
 
 BOOST_AUTO_TEST_CASE(stored_x_without_curve_point_rejected)
@@ -323,8 +355,10 @@ BOOST_AUTO_TEST_CASE(stored_x_without_curve_point_rejected)
         for (const unsigned n_size : {4U, 5U}) {
             BOOST_TEST_CONTEXT("nSize " << n_size << " x " << x)
             {
-                const auto body = ParseHexOrThrow(x);
-                BOOST_CHECK(!DecompressScript(n_size, body).has_value());
+                const auto bytes = ParseHexOrThrow(x);
+                CScript untouched{std::vector<unsigned char>{0x51}};
+                BOOST_CHECK(!DecompressScript(untouched, n_size, CompressedScript{bytes.begin(), bytes.end()}));
+                BOOST_CHECK(untouched == CScript{std::vector<unsigned char>{0x51}});
                 DataStream stream{ParseHexOrThrow(VarIntHex(n_size) + std::string{x})};
                 BOOST_CHECK_EXCEPTION(ReadCompressedScript(stream), std::ios_base::failure,
                                       HasReason{"compressed script holds a public key that is not on the curve"});

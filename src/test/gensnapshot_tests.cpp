@@ -128,8 +128,8 @@ BOOST_AUTO_TEST_CASE(content_has_the_intended_shape)
         BOOST_CHECK(coin.out.nValue <= 500 * COIN);
         // Valid keys: every P2PK script takes one of the compressor's special forms.
         if (type == ScriptType::P2PK_COMPRESSED || type == ScriptType::P2PK_UNCOMPRESSED) {
-            const auto compressed = CompressScript(coin.out.scriptPubKey);
-            BOOST_CHECK(compressed && compressed->n_size >= 2 && compressed->n_size <= 5);
+            CompressedScript compressed;
+            BOOST_CHECK(CompressScript(coin.out.scriptPubKey, compressed) && compressed[0] >= 2 && compressed[0] <= 5);
         }
         coinbase += coin.IsCoinBase();
         dust += coin.out.nValue < 1000;

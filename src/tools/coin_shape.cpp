@@ -73,10 +73,11 @@ CScript WithRandomBody(std::initializer_list<unsigned char> head, size_t body, s
 // libsecp256k1) tells which and computes y.
 CScript ValidUncompressedP2PK(GenRandom& rng)
 {
-    std::array<unsigned char, 32> x;
+    CompressedScript x(32, 0);
+    CScript script;
     while (true) {
-        rng.Fill(x);
-        if (auto script = DecompressScript(4 | static_cast<unsigned>(rng.Below(2)), x)) return *script;
+        rng.Fill(std::span{x});
+        if (DecompressScript(script, 4 | static_cast<unsigned>(rng.Below(2)), x)) return script;
     }
 }
 

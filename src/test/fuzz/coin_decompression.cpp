@@ -29,22 +29,21 @@ void CheckAmounts(FuzzInput& input)
 void CheckSpecialScript(FuzzInput& input)
 {
     const unsigned n_size = input.Below(SPECIAL_SCRIPT_COUNT);
-    std::array<unsigned char, 32> storage{};
-    const auto given = input.Bytes(SpecialScriptBodySize(n_size));
-    std::ranges::copy(given, storage.begin());
-    const auto body = std::span{storage}.first(SpecialScriptBodySize(n_size));
+    CompressedScript body(GetSpecialScriptSize(n_size), 0);
+    const auto given = input.Bytes(body.size());
+    std::ranges::copy(given, body.begin());
 
-    const auto script = DecompressScript(n_size, body);
-    if (!script) {
+    CScript script;
+    if (!DecompressScript(script, n_size, body)) {
         // Only an uncompressed key's x can fail: it may not be on the curve.
         FUZZ_CHECK(n_size == 4 || n_size == 5);
         return;
     }
     // The special form of the rebuilt script is the one it came from.
-    const auto compressed = CompressScript(*script);
-    FUZZ_CHECK(compressed.has_value());
-    FUZZ_CHECK(compressed->n_size == n_size);
-    FUZZ_CHECK(std::ranges::equal(compressed->body, body));
+    CompressedScript compressed;
+    FUZZ_CHECK(CompressScript(script, compressed));
+    FUZZ_CHECK(compressed[0] == n_size);
+    FUZZ_CHECK(std::ranges::equal(std::span{compressed}.subspan(1), body));
 }
 
 void CheckCompressedScript(std::span<const uint8_t> bytes)
