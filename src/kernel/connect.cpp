@@ -294,7 +294,7 @@ DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& und
         const CTxUndo& tx_undo = undo.vtxundo[i - 1];
         if (tx_undo.vprevout.size() != tx.vin.size()) return DisconnectResult::FAILED;
         for (size_t j = tx.vin.size(); j-- > 0;) {
-            const DisconnectResult result = ApplyTxInUndo(Coin{tx_undo.vprevout[j]}, scratch, tx.vin[j].prevout);
+            const auto result = static_cast<DisconnectResult>(ApplyTxInUndo(Coin{tx_undo.vprevout[j]}, scratch, tx.vin[j].prevout));
             if (result == DisconnectResult::FAILED) return DisconnectResult::FAILED;
             if (result == DisconnectResult::UNCLEAN) clean = false;
         }
@@ -333,16 +333,15 @@ void UpdateCoins(const CTransaction& tx, CCoinsViewCache& inputs, CTxUndo& txund
     AddCoins(inputs, tx, height);
 }
 
-kernel::DisconnectResult ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out)
+int ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out)
 {
-    using kernel::DisconnectResult;
     // AddCoin can't take a spent coin; only corrupt undo data holds one.
-    if (undo.IsSpent()) return DisconnectResult::FAILED;
+    if (undo.IsSpent()) return DISCONNECT_FAILED;
     // Height 0 is the pre-0.15 format, which kept height and coinbase flag
     // only with a transaction's last spent output. Nobody writes it any more
     // and restoring a coin without them would be wrong.
-    if (undo.nHeight == 0) return DisconnectResult::FAILED;
+    if (undo.nHeight == 0) return DISCONNECT_FAILED;
     const bool clean = !view.HaveCoin(out);
     view.AddCoin(out, std::move(undo), /*possible_overwrite=*/!clean);
-    return clean ? DisconnectResult::OK : DisconnectResult::UNCLEAN;
+    return clean ? DISCONNECT_OK : DISCONNECT_UNCLEAN;
 }

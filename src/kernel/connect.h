@@ -162,13 +162,20 @@ void RollforwardBlockCoins(const CBlock& block, int height, CCoinsViewCache& vie
 // could never restore it.
 void UpdateCoins(const CTransaction& tx, CCoinsViewCache& inputs, CTxUndo& txundo, int height);
 
+// Core's ints for ApplyTxInUndo's result (validation.h there): the values of
+// kernel::DisconnectResult.
+inline constexpr int DISCONNECT_OK{static_cast<int>(kernel::DisconnectResult::OK)};
+inline constexpr int DISCONNECT_UNCLEAN{static_cast<int>(kernel::DisconnectResult::UNCLEAN)};
+inline constexpr int DISCONNECT_FAILED{static_cast<int>(kernel::DisconnectResult::FAILED)};
+
 // Puts the undo coin back at `out`, for one input of a transaction being
-// disconnected. OK when `view` had no unspent coin there, UNCLEAN when it
-// had one (now overwritten). FAILED, leaving `view` unchanged, for a coin
-// that cannot be restored: a spent one (corrupt undo data), or one in the
+// disconnected. Returns an int, as Core's does: DISCONNECT_OK when `view`
+// had no unspent coin there, DISCONNECT_UNCLEAN when it had one (now
+// overwritten). DISCONNECT_FAILED, leaving `view` unchanged, for a coin that
+// cannot be restored: a spent one (corrupt undo data), or one in the
 // pre-0.15 format with height 0, whose metadata Core looks up in another
 // output of the same transaction and coinsdb, which never writes that
 // format, refuses.
-kernel::DisconnectResult ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out);
+int ApplyTxInUndo(Coin&& undo, CCoinsViewCache& view, const COutPoint& out);
 
 #endif // COINSDB_KERNEL_CONNECT_H

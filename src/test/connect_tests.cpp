@@ -1085,6 +1085,8 @@ BOOST_AUTO_TEST_CASE(overlay_agrees_with_plain_cache_randomized)
 // A FAILED restore leaves the view exactly as it was.
 BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
 {
+    // Core's DISCONNECT_OK, _UNCLEAN, _FAILED: 0, 1, 2, as its enum counts them.
+    static_assert(DISCONNECT_OK == 0 && DISCONNECT_UNCLEAN == 1 && DISCONNECT_FAILED == 2);
     enum class At { NOTHING, UNSPENT, SPENT_HERE };
     enum class Undo { PLAIN, COINBASE, SPENT, HEIGHT_0 };
     const COutPoint out{uint256::FromHex("5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a").value(), 3};
@@ -1131,7 +1133,7 @@ BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
             const size_t usage = view.DynamicMemoryUsage();
 
             const Coin undo = undo_coin(c.undo);
-            BOOST_CHECK(ApplyTxInUndo(Coin{undo}, view, out) == c.result);
+            BOOST_CHECK_EQUAL(ApplyTxInUndo(Coin{undo}, view, out), static_cast<int>(c.result));
             if (c.result == DisconnectResult::FAILED) {
                 BOOST_CHECK(view.GetCoin(out) == before);
                 BOOST_CHECK_EQUAL(view.GetCacheSize(), entries);
@@ -1187,7 +1189,7 @@ BOOST_AUTO_TEST_CASE(update_coins_then_apply_undo)
 
     for (uint32_t n = 0; n < 3; ++n) BOOST_CHECK(view.SpendCoin(COutPoint{tx.GetHash(), n}));
     for (size_t j = tx.vin.size(); j-- > 0;) {
-        BOOST_CHECK(ApplyTxInUndo(std::move(undo.vprevout[j]), view, tx.vin[j].prevout) == DisconnectResult::OK);
+        BOOST_CHECK_EQUAL(ApplyTxInUndo(std::move(undo.vprevout[j]), view, tx.vin[j].prevout), DISCONNECT_OK);
     }
     view.SetBestBlock(FilledHash(1));
     view.Flush();
@@ -1269,9 +1271,9 @@ BOOST_AUTO_TEST_CASE(update_coins_and_undo_against_model)
                 model.erase(out);
             }
             for (size_t j = tx.vin.size(); j-- > 0 && !tx.IsCoinBase();) {
-                const DisconnectResult result = ApplyTxInUndo(std::move(applied.undo.vprevout[j]), top, tx.vin[j].prevout);
-                BOOST_CHECK(result == DisconnectResult::OK);
-                unclean += result != DisconnectResult::OK;
+                const int result = ApplyTxInUndo(std::move(applied.undo.vprevout[j]), top, tx.vin[j].prevout);
+                BOOST_CHECK_EQUAL(result, DISCONNECT_OK);
+                unclean += result != DISCONNECT_OK;
                 model.emplace(tx.vin[j].prevout, applied.spent[j]);
             }
             ++undone;
