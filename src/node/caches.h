@@ -21,6 +21,9 @@ class ArgsManager;
 // DBCACHE_WARNING_RESERVED_RAM) gets a start-up warning, not a refusal:
 // the operator may know better (swap, a dedicated machine).
 constexpr uint64_t DEFAULT_DB_CACHE{DEFAULT_KERNEL_CACHE};
+// The -dbcache floor under Core's name here (node/caches.h):
+// kernel/caches.h's MIN_DBCACHE_BYTES.
+constexpr uint64_t MIN_DB_CACHE{MIN_DBCACHE_BYTES};
 constexpr uint64_t HIGH_DEFAULT_DBCACHE{uint64_t{1} << 30};
 constexpr uint64_t HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM{uint64_t{4} << 30};
 // What the operating system and the rest of the process are assumed to need.

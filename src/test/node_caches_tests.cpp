@@ -92,6 +92,16 @@ BOOST_AUTO_TEST_CASE(oversized_dbcache_warning_thresholds)
     BOOST_CHECK(node::ShouldWarnOversizedDbCache(16544 * MIB, 25'276'502'016));
 }
 
+BOOST_AUTO_TEST_CASE(dbcache_floor_and_default_names)
+{
+    // Core's node/caches.h names: 4 MiB, never warned about; 450 MiB.
+    static_assert(MIN_DB_CACHE == MIN_DBCACHE_BYTES);
+    BOOST_CHECK_EQUAL(MIN_DB_CACHE, 4 * MIB);
+    BOOST_CHECK_EQUAL(DEFAULT_DB_CACHE, 450 * MIB);
+    BOOST_CHECK_EQUAL(Calculate("-dbcache=1", std::nullopt).Total(), MIN_DB_CACHE);
+    BOOST_CHECK(!node::ShouldWarnOversizedDbCache(MIN_DB_CACHE, 1 * MIB));
+}
+
 BOOST_AUTO_TEST_CASE(total_ram_is_known_here)
 {
     // Linux always answers; 0 would silently disable the warning.
