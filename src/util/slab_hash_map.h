@@ -280,9 +280,7 @@ public:
         const size_t hash = m_hash(key);
         if (m_bucket_count) {
             const uint32_t bucket = BucketOf(hash);
-            for (uint32_t index = m_buckets[bucket]; index != NIL; index = m_arena->At(index)->map_link) {
-                if (m_equal(m_arena->At(index)->first, key)) return {iterator{m_arena, index, bucket}, false};
-            }
+            if (const uint32_t index = IndexIn(bucket, key); index != NIL) return {iterator{m_arena, index, bucket}, false};
         }
         return {Insert(hash, std::forward<K>(key), std::forward<Args>(args)...), true};
     }
@@ -369,6 +367,15 @@ private:
         return {m_arena, index, bucket};
     }
 
+    // The index of key's entry in `bucket`'s chain, or NIL.
+    uint32_t IndexIn(uint32_t bucket, const key_type& key) const
+    {
+        for (uint32_t index = m_buckets[bucket]; index != NIL; index = m_arena->At(index)->map_link) {
+            if (m_equal(m_arena->At(index)->first, key)) return index;
+        }
+        return NIL;
+    }
+
     uint32_t BucketOf(size_t hash) const
     {
         return static_cast<uint32_t>((static_cast<uint64_t>(hash >> 32) * m_bucket_count) >> 32);
@@ -378,10 +385,8 @@ private:
     {
         if (m_size == 0) return end();
         const uint32_t bucket = BucketOf(m_hash(key));
-        for (uint32_t index = m_buckets[bucket]; index != NIL; index = m_arena->At(index)->map_link) {
-            if (m_equal(m_arena->At(index)->first, key)) return {m_arena, index, bucket};
-        }
-        return end();
+        const uint32_t index = IndexIn(bucket, key);
+        return index == NIL ? end() : const_iterator{m_arena, index, bucket};
     }
     iterator Find(const key_type& key)
     {
