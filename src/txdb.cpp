@@ -188,27 +188,28 @@ std::vector<uint256> CCoinsViewDB::GetHeadBlocks() const
     return heads;
 }
 
+uint256 CCoinsViewDB::FlushStartTip(const uint256& best_block) const
+{
+    const uint256 best = GetBestBlock();
+    if (!best.IsNull()) return best;
+    // No 'B': either a new database, or an earlier flush died midway and
+    // left 'H'. Then this flush must be the same target again (the caller
+    // replayed to it), and the old end of the range still holds.
+    const std::vector<uint256> heads = GetHeadBlocks();
+    if (heads.size() != 2) return uint256{};
+    if (heads[0] != best_block) {
+        LogError("The coins database detected an inconsistent state, likely due to a previous crash or "
+                 "shutdown. You will need to restart with -reindex-chainstate.");
+    }
+    assert(heads[0] == best_block);
+    return heads[1];
+}
+
 void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block)
 {
     assert(!best_block.IsNull());
     const auto start = std::chrono::steady_clock::now();
     size_t batches = 0;
-    uint256 old_tip = GetBestBlock();
-    if (old_tip.IsNull()) {
-        // No 'B': either a new database, or an earlier flush died midway
-        // and left 'H'. Then this flush must be the same target again (the
-        // caller replayed to it), and the old end of the range still holds.
-        const std::vector<uint256> heads = GetHeadBlocks();
-        if (heads.size() == 2) {
-            if (heads[0] != best_block) {
-                LogError("The coins database detected an inconsistent state, likely due to a previous crash or "
-                         "shutdown. You will need to restart with -reindex-chainstate.");
-            }
-            assert(heads[0] == best_block);
-            old_tip = heads[1];
-        }
-    }
-
     // The peak resident set of this write, for the BatchWrite log line.
     // Sampled around each LevelDB write, where the serialized batch and
     // LevelDB's memtable are at their largest; the walk in between only
@@ -225,9 +226,9 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
 
     CDBBatch batch{*m_db};
     // First batch: from here until the last batch lands, the database is
-    // a mix of old_tip and best_block.
+    // a mix of the flush's start tip and best_block.
     batch.Erase(DB_BEST_BLOCK);
-    batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, old_tip});
+    batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
 
     size_t visited = 0;
     size_t changed = 0;

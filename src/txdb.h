@@ -80,6 +80,10 @@ public:
     CDBWrapper& GetDB() { return *m_db; }
 
 private:
+    // The tip a flush to best_block starts from: 'B', or the old end of
+    // the range an interrupted flush left in 'H'.
+    uint256 FlushStartTip(const uint256& best_block) const;
+
     DBParams m_db_params;
     CoinsViewOptions m_options;
     std::unique_ptr<CDBWrapper> m_db;
