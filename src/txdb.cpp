@@ -20,6 +20,14 @@
 // after "new", and replaying the blocks between them repairs that. The 'C'
 // keys of a txid sort by output index up to 16511; past that VARINT's byte
 // order is not numeric (serialize.h), exactly as in Bitcoin Core.
+//
+// Why a bulk load leaves the markers out: 'B' < 'C' < 'H', so a LevelDB
+// memtable holding a marker and some coins spans every coin key in between,
+// and the table LevelDB makes of it overlaps all the others. A load in key
+// order (a snapshot) would otherwise write disjoint tables that LevelDB
+// files deeper without rewriting them; with the markers, every flush's
+// first and last memtables drag the whole database into level-0
+// compactions, so each flush costs more than the one before.
 namespace {
 
 constexpr uint8_t DB_COIN = 'C';
@@ -225,10 +233,19 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     };
 
     CDBBatch batch{*m_db};
-    // First batch: from here until the last batch lands, the database is
-    // a mix of the flush's start tip and best_block.
-    batch.Erase(DB_BEST_BLOCK);
-    batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
+    if (m_bulk_load) {
+        LogDebug(logging::Category::COINDB, "Bulk load: this flush writes no crash markers");
+        // Nothing to repair or protect: a crash discards the database. 'B'
+        // goes with the lowest coins of a load in key order (the first
+        // batch of its first flush), not with the highest.
+        if (GetBestBlock() != best_block) batch.Write(DB_BEST_BLOCK, best_block);
+        if (!GetHeadBlocks().empty()) batch.Erase(DB_HEAD_BLOCKS);
+    } else {
+        // First batch: from here until the last batch lands, the database
+        // is a mix of old_tip and best_block.
+        batch.Erase(DB_BEST_BLOCK);
+        batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
+    }
 
     size_t visited = 0;
     size_t changed = 0;
@@ -263,9 +280,11 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         it = next;
     }
 
-    // Last batch: the database is consistent with best_block again.
-    batch.Erase(DB_HEAD_BLOCKS);
-    batch.Write(DB_BEST_BLOCK, best_block);
+    if (!m_bulk_load) {
+        // Last batch: the database is consistent with best_block again.
+        batch.Erase(DB_HEAD_BLOCKS);
+        batch.Write(DB_BEST_BLOCK, best_block);
+    }
     LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
     write_batch(batch);
     cursor.ReleaseUntil(cursor.End());

@@ -75,6 +75,15 @@ public:
     void CompactFull();
     std::shared_future<void> CompactFullAsync();
 
+    // Bulk load: for a database that a crash throws away as a whole, such
+    // as a snapshot chainstate before its load is validated (a start that
+    // finds one unfinished removes it). Its flushes then write no 'H'
+    // marker and write 'B' only when it changes, with the first batch: a
+    // flush is no longer crash-safe on its own, but a load in key order
+    // no longer makes every LevelDB table span all the coins (txdb.cpp).
+    void SetBulkLoad(bool bulk_load) { m_bulk_load = bulk_load; }
+    bool IsBulkLoad() const { return m_bulk_load; }
+
     const CoinsViewOptions& GetOptions() const { return m_options; }
     const CoinsFlushStats& LastFlushStats() const { return m_last_flush; }
     CDBWrapper& GetDB() { return *m_db; }
@@ -88,6 +97,7 @@ private:
     CoinsViewOptions m_options;
     std::unique_ptr<CDBWrapper> m_db;
     CoinsFlushStats m_last_flush;
+    bool m_bulk_load{false};
 };
 
 #endif // COINSDB_TXDB_H

@@ -1,7 +1,8 @@
 // CCoinsViewDB: coins and best block survive a flush and a reopen, flushes
 // are split into batches bracketed by the 'H' marker, a simulated crash
 // leaves 'H' = [new, old] behind and the next flush repairs it, the cursor
-// walks coins in key order, and only DIRTY entries reach the disk.
+// walks coins in key order, only DIRTY entries reach the disk, and a bulk
+// load writes no markers.
 
 #include <coins.h>
 #include <kernel/caches.h>
@@ -371,6 +372,78 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
             BOOST_CHECK(!db.GetDB().Exists(uint8_t{'H'}));
             CheckAllPresent(db, new_coins);
             if (test.has_old_tip) CheckAllPresent(db, old_coins);
+        }
+    }
+}
+
+// A bulk load trades the markers for disjoint LevelDB tables: between two
+// batches of its flushes there is no 'H', and 'B' is the load's target from
+// the first batch of its first flush on, however many flushes follow.
+// Switched off, the same database is written with the markers again.
+BOOST_AUTO_TEST_CASE(bulk_load_writes_no_markers)
+{
+    struct Case {
+        std::string name;
+        // What the database holds before the bulk flushes.
+        bool old_tip;
+        bool leftover_heads;
+    };
+    const Case cases[]{
+        {"new database", false, false},
+        {"over another tip", true, false},
+        {"over an interrupted flush", false, true},
+    };
+    for (const auto& test : cases) {
+        BOOST_TEST_CONTEXT(test.name)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "chainstate";
+            const uint256 earlier = Hash(0xc1, 0x01);
+            const uint256 target = Hash(0xc2, 0x02);
+            const auto first = MakeCoins(60, 0xc3);
+            const auto second = MakeCoins(60, 0xc4);
+            if (test.old_tip) {
+                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+                WriteCoins(db, MakeCoins(10, 0xc5), earlier);
+            }
+            if (test.leftover_heads) {
+                CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+                BOOST_CHECK_THROW(WriteCoins(db, MakeCoins(60, 0xc5), earlier), SimulatedCrash);
+                BOOST_REQUIRE_EQUAL(db.GetHeadBlocks().size(), 2U);
+            }
+
+            for (const auto* coins : {&first, &second}) {
+                CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+                db.SetBulkLoad(true);
+                // Stopped after the first batch, as a crash would.
+                BOOST_CHECK_THROW(WriteCoins(db, *coins, target), SimulatedCrash);
+                BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+                BOOST_CHECK(db.GetHeadBlocks().empty());
+                BOOST_CHECK(!db.GetDB().Exists(uint8_t{'H'}));
+                BOOST_CHECK_GT(CountPresent(db, *coins), 0U);
+                BOOST_CHECK_LT(CountPresent(db, *coins), coins->size());
+            }
+            {
+                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
+                db.SetBulkLoad(true);
+                WriteCoins(db, first, target);
+                WriteCoins(db, second, target);
+                BOOST_CHECK_GT(db.LastFlushStats().batches, 1U);
+                BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+                BOOST_CHECK(db.GetHeadBlocks().empty());
+                CheckAllPresent(db, first);
+                CheckAllPresent(db, second);
+            }
+
+            // Without bulk load (the default) the next flush is marked again.
+            CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+            BOOST_CHECK(!db.IsBulkLoad());
+            const uint256 next = Hash(0xc6, 0x03);
+            BOOST_CHECK_THROW(WriteCoins(db, MakeCoins(60, 0xc7), next), SimulatedCrash);
+            BOOST_CHECK(db.GetBestBlock().IsNull());
+            const std::vector<std::string> expected_heads{next.GetHex(), target.GetHex()};
+            const auto heads = Hexes(db.GetHeadBlocks());
+            BOOST_CHECK_EQUAL_COLLECTIONS(heads.begin(), heads.end(), expected_heads.begin(), expected_heads.end());
         }
     }
 }
