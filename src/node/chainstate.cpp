@@ -334,12 +334,12 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
         if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
             // A flush needs a best block (BatchWrite asserts one), and the
             // base block is the only one this set will ever have, so it is
-            // set for every intermediate flush as for the last; each flush
-            // that completes leaves 'B' = base and no 'H'. What marks the
-            // set as unfinished is the missing base_blockhash file, written
-            // only once the load is validated: a failed load removes the
-            // directory, and a start that finds it without the file removes
-            // it (LoadChainstates).
+            // set for every intermediate flush as for the last. What marks
+            // the set as unfinished is the missing base_blockhash file,
+            // written only once the load is validated: a failed load
+            // removes the directory, and a start that finds it without the
+            // file removes it (LoadChainstates). That is why the load's
+            // flushes can be bulk ones, without crash markers.
             cache.SetBestBlock(metadata.base_blockhash);
             FlushSnapshotToDisk(chainstate, /*snapshot_loaded=*/false);
         }
@@ -374,12 +374,16 @@ SnapshotLoadResult ChainstateManager::ActivateSnapshot(AutoFile& file, const Sna
     std::unique_ptr<Chainstate> chainstate;
     try {
         chainstate = OpenSnapshotChainstate(base, /*wipe=*/true);
+        // Up to the last flush of the loaded set; nothing of it survives a
+        // crash before the base_blockhash file is written.
+        chainstate->CoinsDB().SetBulkLoad(true);
         std::optional<uint256> hash = PopulateSnapshot(*chainstate, file, metadata, au_data.height, interrupt);
         const uint64_t loaded = metadata.coins_count;
         const size_t loaded_usage = chainstate->CoinsTip().DynamicMemoryUsage();
         LogInfo("[snapshot] loaded {} ({:.2f} MB) coins from snapshot {}", loaded, InMB(loaded_usage),
                 metadata.base_blockhash.GetHex());
         FlushSnapshotToDisk(*chainstate, /*snapshot_loaded=*/true);
+        chainstate->CoinsDB().SetBulkLoad(false);
 
         if (!hash) {
             const auto stats = kernel::ComputeUTXOStats(kernel::CoinStatsHashType::HASH_SERIALIZED, chainstate->CoinsDB(),

@@ -5,7 +5,8 @@
   coins is written in many partial batches, none past the cap by more than
   the one coin record that took it over, then a final batch, the Committed
   line and the BatchWrite timing line; getcoinscacheinfo reports the size
-  and the same batch count and peak memory;
+  and the same batch count and peak memory; the load's flush is a bulk one
+  (no crash markers), the shutdown flush after it is not;
 - unset: the 32 MiB default; auto: derived from -dbcache;
 - 0, -1, abc, 4294967297 and -nodbbatchsize stop start-up with their exact
   error before any database is opened, leaving the chainstates untouched;
@@ -31,6 +32,7 @@ from test_framework.util import (
 )
 
 MIB = 1 << 20
+BULK_LOAD_LINE = "[coindb] Bulk load: this flush writes no crash markers"
 SMALL_BATCH = 200_000
 SNAPSHOT_COINS = 30_000
 SNAPSHOT_HEIGHT = 300
@@ -152,6 +154,11 @@ class DbBatchSizeTest(BitcoinTestFramework):
                             os.path.getsize(self.snapshot_path) - 51)
         assert write["took_ms"] is not None, "no BatchWrite line after the Committed line"
         assert_greater_than(write["max_mem_mib"], 0)
+        # A snapshot's chainstate is thrown away unless its load completes,
+        # so its flushes are bulk ones (no crash markers); later ones are not.
+        load_log = node.read_debug_log(offset)
+        assert_greater_than(load_log.count(BULK_LOAD_LINE), 0)
+        assert_equal(load_log.count(BULK_LOAD_LINE), load_log.count("[coindb] BatchWrite started"))
 
         self.log.info("getcoinscacheinfo: batch_size %d; last_flush counts %d batches", SMALL_BATCH, len(partial) + 1)
         info = node.getcoinscacheinfo()
@@ -164,7 +171,11 @@ class DbBatchSizeTest(BitcoinTestFramework):
         assert_greater_than(last["peak_rss_bytes"], 0)
         assert_equal(last["peak_rss_bytes"] >> 20, write["max_mem_mib"])
         assert_equal(node.gettxoutsetinfo()["hash_serialized_3"], self.snapshot_info["hash_serialized_3"])
+        offset = node.debug_log_size()
         node.stop_node()
+        shutdown_log = node.read_debug_log(offset)
+        assert_in("[coindb] BatchWrite started", shutdown_log)
+        assert_not_in(BULK_LOAD_LINE, shutdown_log)
 
     def test_published_log_format(self):
         node = self.nodes[0]
