@@ -255,42 +255,6 @@ void ChainstateManager::FlushAll()
 
 namespace {
 
-// hash_serialized_3 of a snapshot's coins as they are read, valid while
-// they arrive in chainstate key order (the order the hash is defined in,
-// and the order dumptxoutset writes): the loaded set then needs no second
-// pass over the database. Coins out of order fall back to that pass.
-class SnapshotHasher
-{
-public:
-    // coins_read counts this coin.
-    void Add(const COutPoint& outpoint, const Coin& coin, uint64_t coins_read)
-    {
-        if (!m_in_order) return;
-        if (m_count > 0 && !CoinKeyLess(m_previous, outpoint)) {
-            // Equal keys in a row: a second coin for one outpoint, which
-            // would silently replace the first.
-            if (!CoinKeyLess(outpoint, m_previous)) {
-                throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
-                                                coins_read, outpoint.hash.GetHex(), outpoint.n));
-            }
-            LogInfo("[snapshot] coin {} is out of chainstate key order; the loaded set will be hashed from disk", outpoint.ToString());
-            m_in_order = false;
-            return;
-        }
-        kernel::ApplyCoinHash(m_writer, outpoint, coin);
-        m_previous = outpoint;
-        ++m_count;
-    }
-    std::optional<uint256> Hash() { return m_in_order ? std::optional{m_writer.GetHash()} : std::nullopt; }
-    bool InOrder() const { return m_in_order; }
-
-private:
-    HashWriter m_writer;
-    COutPoint m_previous;
-    uint64_t m_count{0};
-    bool m_in_order{true};
-};
-
 // Reads every coin into the snapshot chainstate's cache, flushing when the
 // cache outgrows its budget, then saves it. Returns the coins' hash when
 // they came in key order.

@@ -1,6 +1,9 @@
 #include <node/utxo_snapshot.h>
 
+#include <kernel/coinstats.h>
 #include <primitives/amount.h>
+#include <txdb.h>
+#include <util/log.h>
 #include <util/strencodings.h>
 
 #include <fmt/format.h>
@@ -148,4 +151,23 @@ uint64_t WriteSnapshot(AutoFile& file, const MessageStartChars& network, const u
         throw SnapshotError(fmt::format("Wrote {} coins but the snapshot header announced {}", written, coins_count));
     }
     return written;
+}
+
+void SnapshotHasher::Add(const COutPoint& outpoint, const Coin& coin, uint64_t coins_read)
+{
+    if (!m_in_order) return;
+    if (m_count > 0 && !CoinKeyLess(m_previous, outpoint)) {
+        // Equal keys in a row: a second coin for one outpoint, which
+        // would silently replace the first.
+        if (!CoinKeyLess(outpoint, m_previous)) {
+            throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
+                                            coins_read, outpoint.hash.GetHex(), outpoint.n));
+        }
+        LogInfo("[snapshot] coin {} is out of chainstate key order; the loaded set will be hashed from disk", outpoint.ToString());
+        m_in_order = false;
+        return;
+    }
+    kernel::ApplyCoinHash(m_writer, outpoint, coin);
+    m_previous = outpoint;
+    ++m_count;
 }

@@ -14,12 +14,14 @@
 // The file ends right after the last coin.
 
 #include <coins.h>
+#include <hash.h>
 #include <kernel/chainparams.h>
 #include <streams.h>
 #include <uint256.h>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -68,6 +70,26 @@ private:
     uint64_t m_coins_read{0};
     uint256 m_group_txid;
     uint64_t m_group_left{0};
+};
+
+// hash_serialized_3 of a snapshot's coins as they are read, valid while
+// they arrive in chainstate key order (the order the hash is defined in,
+// and the order dumptxoutset writes): the loaded set then needs no second
+// pass over the database. Coins out of order fall back to that pass.
+class SnapshotHasher
+{
+public:
+    // coins_read counts this coin. Throws SnapshotError for a coin that
+    // repeats the one before it.
+    void Add(const COutPoint& outpoint, const Coin& coin, uint64_t coins_read);
+    std::optional<uint256> Hash() { return m_in_order ? std::optional{m_writer.GetHash()} : std::nullopt; }
+    bool InOrder() const { return m_in_order; }
+
+private:
+    HashWriter m_writer;
+    COutPoint m_previous;
+    uint64_t m_count{0};
+    bool m_in_order{true};
 };
 
 // Writes a snapshot of every coin the cursor yields. coins_count must be the
