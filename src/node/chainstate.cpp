@@ -2,6 +2,7 @@
 
 #include <kernel/coinstats.h>
 #include <node/blockstorage.h>
+#include <node/snapshot_read_ahead.h>
 #include <node/utxo_snapshot.h>
 #include <streams.h>
 #include <util/log.h>
@@ -268,48 +269,50 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     // Coins in strictly ascending order are all distinct, and a cache that
     // starts empty holds none of them (a flush empties it again).
     const bool cache_started_empty = cache.GetCacheSize() == 0;
-    SnapshotCoinReader reader{file, metadata, base_height};
-    SnapshotHasher hasher;
-    COutPoint outpoint;
-    Coin coin;
-    while (reader.Next(outpoint, coin)) {
-        const uint64_t loaded = reader.CoinsRead();
-        hasher.Add(outpoint, coin, loaded);
-        // In key order a repeat is the coin just before (the hasher refuses
-        // it). Out of order it could be any coin read so far, in the cache
-        // or already flushed: look it up, a database read per coin, paid
-        // only by files that dumptxoutset did not write.
-        if (!hasher.InOrder() && cache.HaveCoin(outpoint)) {
-            throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
-                                            loaded, outpoint.hash.GetHex(), outpoint.n));
-        }
-        if (cache_started_empty && hasher.InOrder()) {
-            cache.EmplaceNewCoinInternalDANGER(std::move(outpoint), std::move(coin));
-        } else {
-            cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
-        }
-        if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
-            LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,
-                    InMB(cache.DynamicMemoryUsage()));
-        }
-        if (loaded % SNAPSHOT_INTERRUPT_CHECK_INTERVAL == 0 && interrupt) {
-            throw std::runtime_error("Snapshot load interrupted by shutdown");
-        }
-        if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
-            // A flush needs a best block (BatchWrite asserts one), and the
-            // base block is the only one this set will ever have, so it is
-            // set for every intermediate flush as for the last. What marks
-            // the set as unfinished is the missing base_blockhash file,
-            // written only once the load is validated: a failed load
-            // removes the directory, and a start that finds it without the
-            // file removes it (LoadChainstates). That is why the load's
-            // flushes can be bulk ones, without crash markers.
-            cache.SetBestBlock(metadata.base_blockhash);
-            FlushSnapshotToDisk(chainstate, /*snapshot_loaded=*/false);
+    SnapshotReadAhead reader{file, metadata, base_height};
+    SnapshotReadAhead::Chunk chunk;
+    uint64_t loaded = 0;
+    while (reader.Next(chunk)) {
+        for (size_t i = 0; i < chunk.coins.size(); ++i) {
+            auto& [outpoint, coin] = chunk.coins[i];
+            ++loaded;
+            const bool in_order = i < chunk.first_unordered;
+            // In key order a repeat is the coin just before (the hasher
+            // refuses it). Out of order it could be any coin read so far,
+            // in the cache or already flushed: look it up, a database read
+            // per coin, paid only by files that dumptxoutset did not write.
+            if (!in_order && cache.HaveCoin(outpoint)) {
+                throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins: coin {}:{} appears twice",
+                                                loaded, outpoint.hash.GetHex(), outpoint.n));
+            }
+            if (cache_started_empty && in_order) {
+                cache.EmplaceNewCoinInternalDANGER(std::move(outpoint), std::move(coin));
+            } else {
+                cache.EmplaceCoinInternalDANGER(std::move(outpoint), std::move(coin));
+            }
+            if (loaded % SNAPSHOT_PROGRESS_INTERVAL == 0) {
+                LogInfo("[snapshot] {} coins loaded ({:.2f}%, {:.2f} MB)", loaded, loaded * 100.0 / metadata.coins_count,
+                        InMB(cache.DynamicMemoryUsage()));
+            }
+            if (loaded % SNAPSHOT_INTERRUPT_CHECK_INTERVAL == 0 && interrupt) {
+                throw std::runtime_error("Snapshot load interrupted by shutdown");
+            }
+            if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
+                // A flush needs a best block (BatchWrite asserts one), and the
+                // base block is the only one this set will ever have, so it is
+                // set for every intermediate flush as for the last. What marks
+                // the set as unfinished is the missing base_blockhash file,
+                // written only once the load is validated: a failed load
+                // removes the directory, and a start that finds it without the
+                // file removes it (LoadChainstates). That is why the load's
+                // flushes can be bulk ones, without crash markers.
+                cache.SetBestBlock(metadata.base_blockhash);
+                FlushSnapshotToDisk(chainstate, /*snapshot_loaded=*/false);
+            }
         }
     }
     cache.SetBestBlock(metadata.base_blockhash);
-    return hasher.Hash();
+    return reader.Hash();
 }
 
 } // namespace

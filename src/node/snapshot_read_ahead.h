@@ -1,0 +1,72 @@
+#ifndef COINSDB_NODE_SNAPSHOT_READ_AHEAD_H
+#define COINSDB_NODE_SNAPSHOT_READ_AHEAD_H
+
+#include <coins.h>
+#include <node/utxo_snapshot.h>
+#include <uint256.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+// Reads and hashes a snapshot's coins on a thread of its own, a few chunks
+// ahead of the thread that stores them. Parsing, checking and hashing
+// (SnapshotCoinReader, SnapshotHasher) are a fifth of a load's CPU time,
+// and the second core is otherwise idle but for LevelDB's table writes.
+// The queue is short, so while the storing thread flushes, the reader soon
+// waits and leaves that core to LevelDB.
+class SnapshotReadAhead
+{
+public:
+    struct Chunk {
+        std::vector<std::pair<COutPoint, Coin>> coins;
+        // The first coin that came out of chainstate key order, or
+        // coins.size(): from there on the set is hashed from disk, and a
+        // repeat can be any coin read before.
+        size_t first_unordered{0};
+        // Coins read up to and including this chunk.
+        uint64_t coins_read{0};
+    };
+
+    static constexpr size_t CHUNK_COINS = 4096;
+    static constexpr size_t CHUNKS_AHEAD = 4;
+
+    SnapshotReadAhead(AutoFile& file, const SnapshotMetadata& metadata, int base_height);
+    // Stops the reader, wherever it is.
+    ~SnapshotReadAhead();
+    SnapshotReadAhead(const SnapshotReadAhead&) = delete;
+    SnapshotReadAhead& operator=(const SnapshotReadAhead&) = delete;
+
+    // Replaces chunk with the next one read; its old coins' storage goes
+    // back to the reader. False once every coin was handed out. Once the
+    // coins before a bad one are handed out, throws what the reader threw.
+    bool Next(Chunk& chunk);
+    // The coins' hash_serialized_3 if they all came in key order; valid
+    // once Next returned false.
+    std::optional<uint256> Hash();
+
+private:
+    void Run();
+
+    SnapshotCoinReader m_reader;
+    SnapshotHasher m_hasher;
+
+    std::mutex m_mutex;
+    std::condition_variable m_ready_cv;
+    std::condition_variable m_space_cv;
+    std::deque<Chunk> m_ready;
+    std::vector<Chunk> m_spare;
+    bool m_done{false};
+    bool m_stop{false};
+    std::exception_ptr m_error;
+    std::thread m_thread;
+};
+
+#endif // COINSDB_NODE_SNAPSHOT_READ_AHEAD_H
