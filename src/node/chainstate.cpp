@@ -25,6 +25,9 @@ constexpr double SNAPSHOT_CACHE_SHARE = 0.99;
 // hundreds of MiB between checks.
 constexpr uint64_t SNAPSHOT_INTERRUPT_CHECK_INTERVAL = 120'000;
 constexpr uint64_t SNAPSHOT_PROGRESS_INTERVAL = 1'000'000;
+// How many coins ahead of an insert a snapshot load prefetches the map's
+// bucket for it: a little more than a memory access's latency in inserts.
+constexpr size_t SNAPSHOT_PREFETCH_DISTANCE = 8;
 // A cache at 90% of its budget is "large", as upstream.
 constexpr double LARGE_CACHE_SHARE = 0.9;
 
@@ -274,6 +277,7 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     uint64_t loaded = 0;
     while (reader.Next(chunk)) {
         for (size_t i = 0; i < chunk.coins.size(); ++i) {
+            if (i + SNAPSHOT_PREFETCH_DISTANCE < chunk.coins.size()) cache.PrefetchEntry(chunk.coins[i + SNAPSHOT_PREFETCH_DISTANCE].first);
             auto& [outpoint, coin] = chunk.coins[i];
             ++loaded;
             const bool in_order = i < chunk.first_unordered;

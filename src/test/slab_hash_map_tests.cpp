@@ -3,8 +3,8 @@
 // through an iterator from a lookup or from iteration unlinks the right
 // entry from a shared bucket; clear() rewinds the arena so a refill is laid
 // out in address order; an entry whose constructor throws leaves the map as
-// it was; emplace_absent skips the lookup; the memory figure is exactly
-// entries, buckets and bitmaps.
+// it was; emplace_absent skips the lookup; prefetch changes nothing; the
+// memory figure is exactly entries, buckets and bitmaps.
 
 #include <util/slab_hash_map.h>
 
@@ -256,6 +256,25 @@ BOOST_AUTO_TEST_CASE(emplace_absent_inserts_without_looking)
     BOOST_CHECK_EQUAL(map.erase(7), 1U);
     BOOST_CHECK_EQUAL(map.erase(7), 1U);
     BOOST_CHECK(map.find(7) == map.end());
+}
+
+// prefetch is a hint to the CPU: on a map without a bucket array yet and
+// on a filled one, for keys present or not, the map stays as it was.
+BOOST_AUTO_TEST_CASE(prefetch_changes_nothing)
+{
+    SlabHashMap<Entry, CollidingHash> map;
+    map.prefetch(3);
+    BOOST_CHECK_EQUAL(map.bucket_count(), 0U);
+    BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 0U);
+    std::map<uint64_t, std::string> model;
+    for (uint64_t key = 0; key < 50; ++key) {
+        map.try_emplace(key, std::to_string(key));
+        model.emplace(key, std::to_string(key));
+    }
+    const size_t usage = map.DynamicMemoryUsage();
+    for (uint64_t key = 0; key < 100; ++key) map.prefetch(key);
+    BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), usage);
+    CheckAgainst(map, model);
 }
 
 BOOST_AUTO_TEST_CASE(buckets_grow_at_load_factor_one_and_reserve_sizes_them_once)
