@@ -216,9 +216,36 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
     return true;
 }
 
+namespace {
+// How many entries ahead of the one it applies a cache's BatchWrite starts
+// loading the map's memory for one (twice that for its bucket).
+constexpr size_t BATCH_PREFETCH_DISTANCE = 8;
+} // namespace
+
 void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block)
 {
+    // Our map is the big one, and each entry the walk applies costs a
+    // cache miss on its bucket and one on the entry it finds there: both
+    // are started a few entries ahead (the child's list is in cache).
+    CoinsCachePair* bucket_ahead = cursor.Begin();
+    CoinsCachePair* chain_ahead = cursor.Begin();
+    for (size_t i = 0; i < 2 * BATCH_PREFETCH_DISTANCE && bucket_ahead != cursor.End(); ++i) {
+        m_cache_coins.prefetch(bucket_ahead->first);
+        bucket_ahead = bucket_ahead->second.Next();
+        if (i >= BATCH_PREFETCH_DISTANCE) {
+            m_cache_coins.prefetch_chain(chain_ahead->first);
+            chain_ahead = chain_ahead->second.Next();
+        }
+    }
     for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
+        if (bucket_ahead != cursor.End()) {
+            m_cache_coins.prefetch(bucket_ahead->first);
+            bucket_ahead = bucket_ahead->second.Next();
+        }
+        if (chain_ahead != cursor.End()) {
+            m_cache_coins.prefetch_chain(chain_ahead->first);
+            chain_ahead = chain_ahead->second.Next();
+        }
         CCoinsCacheEntry& child = it->second;
         // FRESH alone (never made by a cache) carries nothing to write.
         if (!child.IsDirty()) continue;

@@ -258,12 +258,13 @@ BOOST_AUTO_TEST_CASE(emplace_absent_inserts_without_looking)
     BOOST_CHECK(map.find(7) == map.end());
 }
 
-// prefetch is a hint to the CPU: on a map without a bucket array yet and
+// prefetch and prefetch_chain are hints to the CPU: on a map without a bucket array yet and
 // on a filled one, for keys present or not, the map stays as it was.
 BOOST_AUTO_TEST_CASE(prefetch_changes_nothing)
 {
     SlabHashMap<Entry, CollidingHash> map;
     map.prefetch(3);
+    map.prefetch_chain(3);
     BOOST_CHECK_EQUAL(map.bucket_count(), 0U);
     BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 0U);
     std::map<uint64_t, std::string> model;
@@ -272,7 +273,10 @@ BOOST_AUTO_TEST_CASE(prefetch_changes_nothing)
         model.emplace(key, std::to_string(key));
     }
     const size_t usage = map.DynamicMemoryUsage();
-    for (uint64_t key = 0; key < 100; ++key) map.prefetch(key);
+    for (uint64_t key = 0; key < 100; ++key) {
+        map.prefetch(key);
+        map.prefetch_chain(key);
+    }
     BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), usage);
     CheckAgainst(map, model);
 }

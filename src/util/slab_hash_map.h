@@ -303,6 +303,14 @@ public:
         if (m_bucket_count) __builtin_prefetch(&m_buckets[BucketOf(m_hash(key))], /*rw=*/1);
     }
 
+    // The next step for a lookup: once key's bucket is in cache (prefetch
+    // a few steps earlier), starts loading the first entry of its chain.
+    void prefetch_chain(const key_type& key) const
+    {
+        if (!m_bucket_count) return;
+        if (const uint32_t index = m_buckets[BucketOf(m_hash(key))]; index != NIL) __builtin_prefetch(m_arena->At(index), /*rw=*/1);
+    }
+
     void erase(const_iterator it)
     {
         const uint32_t index = it.m_index;
