@@ -163,12 +163,14 @@ struct CDBWrapper::Impl {
     std::vector<std::shared_future<void>> compactions;
 };
 
-// A batch's records are staged as they come and handed to LevelDB sorted by
-// key when the batch is written: LevelDB inserts a batch record by record
-// into its memtable (a skip list) and later into sorted tables, and takes
-// coin-sized records several times faster in key order than in the random
-// order a cache flush produces (the order of first change). The sort is
-// stable, so a key written twice in one batch keeps its last value.
+// A batch reaches LevelDB sorted by key: LevelDB inserts a batch record by
+// record into its memtable (a skip list) and later into sorted tables, and
+// takes coin-sized records several times faster in key order than in the
+// random order a cache flush produces (the order of first change). Records
+// that come in strictly ascending key order (a snapshot load's) go straight
+// into LevelDB's batch. The first record out of order moves them all to a
+// staging buffer, sorted when the batch is written; the sort is stable, so
+// a key written twice in one batch keeps its last value.
 struct CDBBatch::Impl {
     enum class Type : uint8_t { PUT, DELETE };
     // leveldb::WriteBatch's own header: sequence number and count.
@@ -181,6 +183,10 @@ struct CDBBatch::Impl {
     std::vector<char> staged;
     std::vector<size_t> offsets;
     leveldb::WriteBatch batch;
+    // Whether every record so far came in strictly ascending key order, and
+    // so went to `batch` directly (`staged` is then empty); the last key.
+    bool direct{true};
+    std::string last_key;
     // What Reserve() last sized the buffers for.
     size_t reserved{0};
 
@@ -208,6 +214,43 @@ struct CDBBatch::Impl {
         const auto* begin = reinterpret_cast<const char*>(bytes.data());
         staged.insert(staged.end(), begin, begin + bytes.size());
     }
+
+    void Add(Type type, std::span<const std::byte> key, std::span<const std::byte> value)
+    {
+        if (direct) {
+            const std::string_view key_view{reinterpret_cast<const char*>(key.data()), key.size()};
+            if (batch.ApproximateSize() == LEVELDB_HEADER || key_view > last_key) {
+                last_key.assign(key_view);
+                const leveldb::Slice key_slice{key_view.data(), key_view.size()};
+                if (type == Type::PUT) {
+                    batch.Put(key_slice, leveldb::Slice{reinterpret_cast<const char*>(value.data()), value.size()});
+                } else {
+                    batch.Delete(key_slice);
+                }
+                return;
+            }
+            StageDirectRecords();
+        }
+        Stage(type, key, value);
+    }
+
+    // Leaves direct mode: what went to `batch` so far is staged instead.
+    void StageDirectRecords()
+    {
+        struct Stager : leveldb::WriteBatch::Handler {
+            Impl& impl;
+            explicit Stager(Impl& i) : impl{i} {}
+            static std::span<const std::byte> Bytes(const leveldb::Slice& slice) { return std::as_bytes(std::span{slice.data(), slice.size()}); }
+            void Put(const leveldb::Slice& key, const leveldb::Slice& value) override { impl.Stage(Type::PUT, Bytes(key), Bytes(value)); }
+            void Delete(const leveldb::Slice& key) override { impl.Stage(Type::DELETE, Bytes(key), {}); }
+        } stager{*this};
+        direct = false;
+        const leveldb::Status status = batch.Iterate(&stager);
+        assert(status.ok());
+        batch.Clear();
+    }
+
+    size_t Size() const { return direct ? batch.ApproximateSize() : LEVELDB_HEADER + staged.size(); }
 
     void Stage(Type type, std::span<const std::byte> key, std::span<const std::byte> value)
     {
@@ -248,6 +291,7 @@ struct CDBBatch::Impl {
     // The LevelDB batch of the staged records, in key order.
     leveldb::WriteBatch& Sorted()
     {
+        if (direct) return batch;
         // Equal keys keep their staging order: offsets grow with it.
         const auto less = [this](size_t a, size_t b) {
             const int c = KeyAt(a).compare(KeyAt(b));
@@ -271,6 +315,8 @@ struct CDBBatch::Impl {
         staged.clear();
         offsets.clear();
         batch.Clear();
+        direct = true;
+        last_key.clear();
     }
 };
 
@@ -475,25 +521,30 @@ void CDBBatch::Reserve(size_t bytes)
     sized->batch.Put(leveldb::Slice{}, leveldb::Slice{static_cast<const char*>(zeros), bytes});
     munmap(zeros, bytes);
     sized->batch.Clear();
-    // Then the staged records move over, and the old buffers go. The
-    // staging buffer gets the same room: it holds the same bytes but for
-    // the LevelDB batch's header.
+    // Then the pending records move over (staged, or already in LevelDB's
+    // batch), and the old buffers go. The staging buffer gets the same
+    // room, as it may have to take the same bytes but for the header; it
+    // becomes resident only as far as records are staged, which records in
+    // key order never are.
     sized->staged = std::move(m_impl->staged);
     sized->staged.reserve(bytes);
     sized->offsets = std::move(m_impl->offsets);
+    sized->batch.Append(m_impl->batch);
+    sized->direct = m_impl->direct;
+    sized->last_key = std::move(m_impl->last_key);
     sized->reserved = bytes;
     m_impl = std::move(sized);
 }
 
-size_t CDBBatch::SizeEstimate() const { return Impl::LEVELDB_HEADER + m_impl->staged.size(); }
+size_t CDBBatch::SizeEstimate() const { return m_impl->Size(); }
 
 void CDBBatch::WriteImpl(std::span<const std::byte> key, DataStream& value)
 {
     m_parent.m_obfuscation.Apply(value.MutableUnread());
-    m_impl->Stage(Impl::Type::PUT, key, value.Unread());
+    m_impl->Add(Impl::Type::PUT, key, value.Unread());
 }
 
-void CDBBatch::EraseImpl(std::span<const std::byte> key) { m_impl->Stage(Impl::Type::DELETE, key, {}); }
+void CDBBatch::EraseImpl(std::span<const std::byte> key) { m_impl->Add(Impl::Type::DELETE, key, {}); }
 
 CDBIterator::CDBIterator(std::unique_ptr<Impl> impl, const Obfuscation& obfuscation)
     : m_impl{std::move(impl)}, m_obfuscation{obfuscation} {}

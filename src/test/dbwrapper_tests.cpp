@@ -8,6 +8,7 @@
 
 #include <dbwrapper.h>
 #include <streams.h>
+#include <test/util/random.h>
 #include <test/util/setup.h>
 #include <test/util/stream_helpers.h>
 #include <util/strencodings.h>
@@ -420,10 +421,63 @@ BOOST_AUTO_TEST_CASE(batch_reserve_holds_its_buffers)
         }
     }
     // A batch that outgrows its buffers does grow them: the probe sees it.
+    // Records in key order go straight to LevelDB's batch and leave the
+    // staging buffer as it was; records out of order are staged.
     fill(batch, 2 * RESERVED, 3);
     db.WriteBatch(batch);
-    BOOST_CHECK_GT(dbwrapper_private::GetBatchCapacity(batch).staged, reserved.staged);
+    BOOST_CHECK_EQUAL(dbwrapper_private::GetBatchCapacity(batch).staged, reserved.staged);
     BOOST_CHECK_GT(dbwrapper_private::GetBatchCapacity(batch).leveldb, reserved.leveldb);
+    batch.Clear();
+    for (uint32_t i = 0; batch.SizeEstimate() + 256 <= 2 * RESERVED; ++i) {
+        const auto byte = [&](int shift) { return static_cast<unsigned char>(~i >> shift); };
+        batch.Write(Key({'q', byte(16), byte(8), byte(0)}), Payload(4));
+    }
+    db.WriteBatch(batch);
+    BOOST_CHECK_GT(dbwrapper_private::GetBatchCapacity(batch).staged, reserved.staged);
+}
+
+// Records in strictly ascending key order skip the staging buffer until
+// one breaks the order: random batches (ascending runs, repeats, erases,
+// a Reserve midway) against a model must leave the same database and give
+// the same size estimate as the records' LevelDB encoding.
+BOOST_AUTO_TEST_CASE(batch_in_and_out_of_order_match_a_model)
+{
+    CDBWrapper db{DBParams{.path = "order_model", .memory_only = true}};
+    std::map<unsigned char, std::optional<std::vector<unsigned char>>> model;
+    TestRand rng{0x0dde12};
+    const auto next = [&] { return static_cast<uint32_t>(rng.Next()); };
+    const size_t empty = CDBBatch{db}.SizeEstimate();
+    for (int round = 0; round < 200; ++round) {
+        CDBBatch batch{db};
+        std::map<unsigned char, std::optional<std::vector<unsigned char>>> pending;
+        size_t expected_size = empty;
+        const size_t records = next() % 40;
+        // An ascending run first, of random length; then anything.
+        const size_t ascending = next() % (records + 1);
+        unsigned char key = static_cast<unsigned char>(next() % 8);
+        for (size_t i = 0; i < records; ++i) {
+            key = i < ascending ? static_cast<unsigned char>(std::min(255u, key + 1u + next() % 8)) : static_cast<unsigned char>(next());
+            if (i == records / 2 && next() % 4 == 0) batch.Reserve(size_t{1} << 16);
+            if (next() % 5 == 0) {
+                batch.Erase(Key({'m', key}));
+                pending[key] = std::nullopt;
+                expected_size += 1 + 1 + 2;
+            } else {
+                const auto value = Payload(static_cast<unsigned char>(next()));
+                batch.Write(Key({'m', key}), value);
+                pending[key] = value;
+                expected_size += 1 + 1 + 2 + 1 + 1 + value.size();
+            }
+            BOOST_CHECK_EQUAL(batch.SizeEstimate(), expected_size);
+        }
+        db.WriteBatch(batch);
+        for (auto& [k, v] : pending) model[k] = v;
+        for (const auto& [k, v] : model) {
+            std::vector<unsigned char> stored;
+            BOOST_CHECK_EQUAL(db.Read(Key({'m', k}), stored), v.has_value());
+            if (v) BOOST_CHECK(stored == *v);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(batch_size_estimate)
