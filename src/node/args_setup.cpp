@@ -73,6 +73,7 @@ void SetupServerArgs(ArgsManager& args)
                     " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
                 F::DEBUG_ONLY, debug);
     args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
+    args.AddArg("-snapshotbulkload", "Write a snapshot load's chainstate without crash markers, which an unfinished load does not need (it is removed), so that LevelDB does not compact the whole set at every flush; 0 writes each flush as Bitcoin Core does, for comparing flush behaviour (default: " + std::to_string(DEFAULT_SNAPSHOT_BULK_LOAD) + ")", F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
     args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, positive);

@@ -347,7 +347,7 @@ SnapshotLoadResult ChainstateManager::ActivateSnapshot(AutoFile& file, const Sna
         chainstate = OpenSnapshotChainstate(base, /*wipe=*/true);
         // Up to the last flush of the loaded set; nothing of it survives a
         // crash before the base_blockhash file is written.
-        chainstate->CoinsDB().SetBulkLoad(true);
+        chainstate->CoinsDB().SetBulkLoad(m_options.snapshot_bulk_load);
         std::optional<uint256> hash = PopulateSnapshot(*chainstate, file, metadata, au_data.height, interrupt);
         const uint64_t loaded = metadata.coins_count;
         const size_t loaded_usage = chainstate->CoinsTip().DynamicMemoryUsage();

@@ -22,6 +22,9 @@ struct SnapshotMetadata;
 
 namespace node {
 
+// -snapshotbulkload default (see ChainstateManagerOptions).
+constexpr bool DEFAULT_SNAPSHOT_BULK_LOAD{true};
+
 // How full the in-memory coins cache is relative to its budget.
 enum class CoinsCacheSizeState { OK, LARGE, CRITICAL };
 
@@ -142,6 +145,10 @@ struct ChainstateManagerOptions {
     // How chainstate/ and chainstate_snapshot/ open their databases
     // (-debugstorage).
     DBOptions db{};
+    // -snapshotbulkload: a snapshot load's flushes are bulk ones (no crash
+    // markers, see CCoinsViewDB::SetBulkLoad); off, they are written as
+    // every other flush, as Bitcoin Core writes them.
+    bool snapshot_bulk_load{DEFAULT_SNAPSHOT_BULK_LOAD};
 };
 
 struct SnapshotLoadResult {

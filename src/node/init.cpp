@@ -248,7 +248,7 @@ void LoadChainstates(NodeContext& node, const InitOptions& options, const std::f
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
             params, net_dir, *node.cache_sizes, setup.coins_view, options.reindex_chainstate,
-            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db});
+            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db, options.snapshot_bulk_load});
         node.chainman->LoadChainstates();
         SetupBlockReplay(node, options, net_dir, params, setup.prevout_fetch_threads);
     } catch (const dbwrapper_error& e) {

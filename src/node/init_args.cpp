@@ -41,6 +41,7 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", options.flush_interval.count()))};
     options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
     options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
+    options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
     options.rpc_user = args.GetArg("rpcuser", options.rpc_user);
     options.rpc_password = args.GetArg("rpcpassword", options.rpc_password);
     options.rpc_cookie_file = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", options.rpc_cookie_file.string()));

@@ -68,6 +68,8 @@ struct InitOptions {
     int stop_at_height{0};
     // -stopafterblockimport
     bool stop_after_block_import{false};
+    // -snapshotbulkload
+    bool snapshot_bulk_load{DEFAULT_SNAPSHOT_BULK_LOAD};
     // -rpcuser and -rpcpassword; without a password the credentials are a
     // cookie written to -rpccookiefile.
     std::string rpc_user;

@@ -6,7 +6,8 @@
   the one coin record that took it over, then a final batch, the Committed
   line and the BatchWrite timing line; getcoinscacheinfo reports the size
   and the same batch count and peak memory; the load's flush is a bulk one
-  (no crash markers), the shutdown flush after it is not;
+  (no crash markers), the shutdown flush after it is not, and with
+  -snapshotbulkload=0 neither is;
 - unset: the 32 MiB default; auto: derived from -dbcache;
 - 0, -1, abc, 4294967297 and -nodbbatchsize stop start-up with their exact
   error before any database is opened, leaving the chainstates untouched;
@@ -104,6 +105,7 @@ class DbBatchSizeTest(BitcoinTestFramework):
         self.generate_snapshot()
         self.test_small_batches()
         self.test_published_log_format()
+        self.test_without_bulk_load()
         self.test_default_and_auto()
         self.test_invalid_values()
         self.test_help()
@@ -176,6 +178,19 @@ class DbBatchSizeTest(BitcoinTestFramework):
         shutdown_log = node.read_debug_log(offset)
         assert_in("[coindb] BatchWrite started", shutdown_log)
         assert_not_in(BULK_LOAD_LINE, shutdown_log)
+
+    def test_without_bulk_load(self):
+        node = self.nodes[0]
+        self.log.info("-snapshotbulkload=0: the load's flush is written as any other, to the same set")
+        shutil.rmtree(node.net_dir)
+        node.start(["-snapshotbulkload=0", "-debug=coindb"])
+        offset = node.debug_log_size()
+        node.loadtxoutset(self.snapshot_path)
+        load_log = node.read_debug_log(offset)
+        assert_in("[coindb] BatchWrite started", load_log)
+        assert_not_in(BULK_LOAD_LINE, load_log)
+        assert_equal(node.gettxoutsetinfo()["hash_serialized_3"], self.snapshot_info["hash_serialized_3"])
+        node.stop_node()
 
     def test_published_log_format(self):
         node = self.nodes[0]
