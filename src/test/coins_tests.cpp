@@ -14,6 +14,7 @@
 #include <primitives/transaction.h>
 #include <script/script.h>
 #include <test/util/cache_entries.h>
+#include <test/util/coin_compare.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
 #include <txdb.h>
@@ -83,7 +84,7 @@ Val ValOf(const Coin& coin)
 {
     if (coin.IsSpent()) return Val::SPENT;
     for (Val val : {Val::V0, Val::V1, Val::V2, Val::MARKER}) {
-        if (coin == CoinOf(val)) return val;
+        if (SameCoin(coin, CoinOf(val))) return val;
     }
     return Val::OTHER;
 }
@@ -288,7 +289,7 @@ std::string FirstDifference(const std::map<COutPoint, Coin>& a, const std::map<C
 {
     for (const auto& [outpoint, coin] : a) {
         auto it = b.find(outpoint);
-        if (it == b.end() || !(it->second == coin)) {
+        if (it == b.end() || !SameCoin(it->second, coin)) {
             return outpoint.ToString() + ": " + Describe(coin) + " vs " + Describe(it == b.end() ? std::nullopt : std::optional{it->second});
         }
     }
@@ -388,7 +389,7 @@ public:
         m_op = "final flush";
         const auto top_view = m_models.back();
         for (size_t level = m_layers.size(); level-- > 0;) Flush(level);
-        SIM_EXPECT(m_models[0] == top_view, "after flushing every layer: " + FirstDifference(m_models[0], top_view));
+        SIM_EXPECT(SameCoins(m_models[0], top_view), "after flushing every layer: " + FirstDifference(m_models[0], top_view));
         if (m_db) Reopen(/*resize=*/false);
     }
 
@@ -505,7 +506,7 @@ private:
         const bool spent = Top().SpendCoin(outpoint, with_moveout ? &moved : nullptr);
         MarkTouched(outpoint);
         if (it != model.end()) {
-            SIM_EXPECT(spent && (!with_moveout || moved == it->second), "SpendCoin(" + outpoint.ToString() + ") gave " + Describe(moved) + ", expected " + Describe(it->second));
+            SIM_EXPECT(spent && (!with_moveout || SameCoin(moved, it->second)), "SpendCoin(" + outpoint.ToString() + ") gave " + Describe(moved) + ", expected " + Describe(it->second));
             model.erase(it);
             ++m_stats.spends_hit;
         } else {
@@ -525,11 +526,13 @@ private:
         MarkTouched(outpoint);
         ++m_stats.reads;
         switch (m_rand.Below(4)) {
-        case 0: SIM_EXPECT(Top().GetCoin(outpoint) == expected, "GetCoin(" + outpoint.ToString() + ") != " + Describe(expected)); break;
+        case 0:
+            SIM_EXPECT(SameCoin(Top().GetCoin(outpoint), expected), "GetCoin(" + outpoint.ToString() + ") != " + Describe(expected));
+            break;
         case 1: SIM_EXPECT(Top().HaveCoin(outpoint) == expected.has_value(), "HaveCoin(" + outpoint.ToString() + ")"); break;
         case 2: {
             const Coin& coin = Top().AccessCoin(outpoint);
-            SIM_EXPECT(expected ? coin == *expected : coin.IsSpent(), "AccessCoin(" + outpoint.ToString() + ") gave " + Describe(coin));
+            SIM_EXPECT(expected ? SameCoin(coin, *expected) : coin.IsSpent(), "AccessCoin(" + outpoint.ToString() + ") gave " + Describe(coin));
             break;
         }
         default: SIM_EXPECT(!Top().HaveCoinInCache(outpoint) || expected, "HaveCoinInCache(" + outpoint.ToString() + ") without a coin"); break;
@@ -548,7 +551,7 @@ private:
             const size_t usage = top.DynamicMemoryUsage();
             const size_t dirty = top.GetDirtyCount();
             top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
-            SIM_EXPECT(top.AccessCoin(outpoint) == before && top.DynamicMemoryUsage() == usage && top.GetDirtyCount() == dirty,
+            SIM_EXPECT(SameCoin(top.AccessCoin(outpoint), before) && top.DynamicMemoryUsage() == usage && top.GetDirtyCount() == dirty,
                        "a duplicate emplace changed " + outpoint.ToString());
             ++m_stats.emplaces_ignored;
         } else if (!m_layers.back().maybe_cached.contains(outpoint) && !TopModel().contains(outpoint)) {
@@ -685,7 +688,7 @@ private:
             stored = m_mem_base.m_coins;
             SIM_EXPECT(m_mem_base.m_fresh_over_existing == 0, "a FRESH entry reached the base over an existing coin");
         }
-        SIM_EXPECT(stored == m_models[0], "base contents differ from the model: " + FirstDifference(stored, m_models[0]));
+        SIM_EXPECT(SameCoins(stored, m_models[0]), "base contents differ from the model: " + FirstDifference(stored, m_models[0]));
     }
 
     // Runs inside a flush or sync of layer `level`, before the parent
@@ -708,7 +711,7 @@ private:
             const auto below = parent_view.find(outpoint);
             SIM_EXPECT(!entry.IsFresh() || below == parent_view.end(), "FRESH but the parent has a coin at " + entry_text);
             const auto shown = view.find(outpoint);
-            SIM_EXPECT(entry.coin.IsSpent() ? shown == view.end() : (shown != view.end() && shown->second == entry.coin),
+            SIM_EXPECT(entry.coin.IsSpent() ? shown == view.end() : (shown != view.end() && SameCoin(shown->second, entry.coin)),
                        "entry unlike the layer's view at " + entry_text);
         }
         SIM_EXPECT(listed == cache.GetDirtyCount(), where + "GetDirtyCount() " + std::to_string(cache.GetDirtyCount()) + ", listed " + std::to_string(listed));
@@ -737,8 +740,8 @@ private:
         for (size_t u = 0; u < count && !m_failed; ++u) {
             const auto it = model.find(m_universe[u]);
             const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
-            SIM_EXPECT(view.PeekCoin(m_universe[u]) == expected, "layer " + std::to_string(level) + " peeks " +
-                                                                      Describe(view.PeekCoin(m_universe[u])) + " at " + m_universe[u].ToString() + ", model " + Describe(expected));
+            SIM_EXPECT(SameCoin(view.PeekCoin(m_universe[u]), expected), "layer " + std::to_string(level) + " peeks " +
+                                                                             Describe(view.PeekCoin(m_universe[u])) + " at " + m_universe[u].ToString() + ", model " + Describe(expected));
         }
         for (size_t j = 0; j < m_layers.size(); ++j) {
             SIM_EXPECT(sizes[j] == std::make_pair(m_layers[j].cache->GetCacheSize(), m_layers[j].cache->DynamicMemoryUsage()),
@@ -750,9 +753,9 @@ private:
             const auto it = model.find(outpoint);
             const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
             bool ok = !cached[level][u] || expected;
-            if (method == 0) ok = ok && view.GetCoin(outpoint) == expected;
+            if (method == 0) ok = ok && SameCoin(view.GetCoin(outpoint), expected);
             if (method == 1) ok = ok && view.HaveCoin(outpoint) == expected.has_value();
-            if (method == 2) ok = ok && (expected ? view.AccessCoin(outpoint) == *expected : view.AccessCoin(outpoint).IsSpent());
+            if (method == 2) ok = ok && (expected ? SameCoin(view.AccessCoin(outpoint), *expected) : view.AccessCoin(outpoint).IsSpent());
             SIM_EXPECT(ok, "layer " + std::to_string(level) + " shows " + Describe(view.GetCoin(outpoint)) + " at " + outpoint.ToString() + ", model " + Describe(expected));
         }
         for (size_t j = 0; j <= level; ++j) {
@@ -906,7 +909,7 @@ BOOST_AUTO_TEST_CASE(sync_state_table)
             BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
             const bool unspent = c.value != Val::NONE && c.value != Val::SPENT;
             BOOST_CHECK_EQUAL(cache.HaveCoinInCache(OUTPOINT), unspent);
-            if (unspent) BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(c.value));
+            if (unspent) BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(c.value)));
             BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), cache.RecomputeDynamicMemoryUsage());
             cache.SanityCheck();
             // Nothing left to write.
@@ -1232,7 +1235,7 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         base.m_coins[OUTPOINT] = CoinOf(Val::V1);
         CCoinsViewCache parent{&base, /*deterministic=*/true};
         CCoinsViewCache child{&parent, /*deterministic=*/true};
-        BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+        BOOST_CHECK(SameCoin(parent.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
         // Misuse: the child does not look below before vouching.
         child.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false);
         BOOST_CHECK_EXCEPTION(child.Flush(), std::logic_error, [](const auto& e) { return HasMessage(e, FRESH_ERROR); });
@@ -1246,7 +1249,7 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         CCoinsViewCache child{&parent, /*deterministic=*/true};
         Coin moved;
         BOOST_CHECK(child.SpendCoin(OUTPOINT, &moved));
-        BOOST_CHECK(moved == CoinOf(Val::V1));
+        BOOST_CHECK(SameCoin(moved, CoinOf(Val::V1)));
         child.AddCoin(other, CoinOf(Val::V2), /*possible_overwrite=*/false);
         child.SetBestBlock(BLOCK_A);
         child.Flush();
@@ -1254,14 +1257,14 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         BOOST_CHECK_EQUAL(parent.GetCacheSize(), 2U);
         BOOST_CHECK_EQUAL(parent.GetDirtyCount(), 2U);
         BOOST_CHECK(!parent.HaveCoin(OUTPOINT));
-        BOOST_CHECK(parent.AccessCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(SameCoin(parent.AccessCoin(other), CoinOf(Val::V2)));
         BOOST_CHECK(parent.GetBestBlock() == BLOCK_A);
         BOOST_CHECK(base.HaveCoin(OUTPOINT));
         base.m_writer = &parent;
         parent.Flush();
         BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
         BOOST_CHECK(!base.HaveCoin(OUTPOINT));
-        BOOST_CHECK(base.GetCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(SameCoin(base.GetCoin(other), CoinOf(Val::V2)));
         BOOST_CHECK(FlagsOf(base.m_last_write.at(other)) == (DIRTY | FRESH));
         BOOST_CHECK(FlagsOf(base.m_last_write.at(OUTPOINT)) == DIRTY);
         BOOST_CHECK(base.GetBestBlock() == BLOCK_A);
@@ -1348,7 +1351,7 @@ BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
     CCoinsViewCache cache{&base, /*deterministic=*/true};
     Coin moved;
 
-    BOOST_CHECK(cache.AccessCoin(outpoint(0)) == CoinOf(Val::V0));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(outpoint(0)), CoinOf(Val::V0)));
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
     cache.AddCoin(outpoint(3), CoinOf(Val::V1), /*possible_overwrite=*/false);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
@@ -1392,11 +1395,11 @@ BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
     cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V1));
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     const size_t usage = cache.DynamicMemoryUsage();
 
     cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V2));
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
@@ -1410,7 +1413,7 @@ BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
     CheckObserved(FlushAndObserve(cache, base), Val::V1, DIRTY);
     BOOST_CHECK(FlagsOf(base.m_last_write.at(spent_outpoint)) == DIRTY);
     BOOST_CHECK(base.m_last_write.at(spent_outpoint).coin.IsSpent());
-    BOOST_CHECK(base.GetCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(base.GetCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK(!base.GetCoin(spent_outpoint));
 }
 
@@ -1447,7 +1450,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
 
     cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
     BOOST_CHECK_NO_THROW(cache.AddCoin(OUTPOINT, Coin{CTxOut{5, CScript{OP_RETURN}}, 1, false}, /*possible_overwrite=*/false));
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
 
     std::vector<Coin> spendable_coins;
     for (uint32_t i = 0; i < spendable.size(); ++i) {
@@ -1461,7 +1464,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
     cache.SetBestBlock(BLOCK_A);
     cache.Flush();
     for (uint32_t i = 0; i < unspendable.size(); ++i) BOOST_CHECK(!db.HaveCoin(outpoint(i)));
-    for (uint32_t i = 0; i < spendable.size(); ++i) BOOST_CHECK(db.GetCoin(outpoint(100 + i)) == spendable_coins[i]);
+    for (uint32_t i = 0; i < spendable.size(); ++i) BOOST_CHECK(SameCoin(db.GetCoin(outpoint(100 + i)), spendable_coins[i]));
     size_t stored = 0;
     for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++stored;
     BOOST_CHECK_EQUAL(stored, 1 + spendable.size());
@@ -1506,7 +1509,7 @@ BOOST_AUTO_TEST_CASE(addcoin_throw_keeps_memory_accounting)
     const size_t usage = cache.DynamicMemoryUsage();
     BOOST_CHECK_EXCEPTION(cache.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false), std::logic_error,
                           [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
     base.m_writer = &cache;
     cache.Flush();
@@ -1572,16 +1575,16 @@ BOOST_AUTO_TEST_CASE(addcoins_state_table)
             TestBaseView base;
             if (c.parent != Val::NONE) base.m_coins[out0] = CoinOf(c.parent);
             CCoinsViewCache cache{&base, /*deterministic=*/true};
-            if (c.cached) BOOST_REQUIRE(cache.AccessCoin(out0) == CoinOf(c.parent));
+            if (c.cached) BOOST_REQUIRE(SameCoin(cache.AccessCoin(out0), CoinOf(c.parent)));
             if (c.flags == NO_ENTRY) {
                 BOOST_CHECK_EXCEPTION(AddCoins(cache, tx, 77, c.check_for_overwrite), std::logic_error,
                                       [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
-                BOOST_CHECK(cache.AccessCoin(out0) == CoinOf(c.parent));
+                BOOST_CHECK(SameCoin(cache.AccessCoin(out0), CoinOf(c.parent)));
                 continue;
             }
             AddCoins(cache, tx, 77, c.check_for_overwrite);
             for (uint32_t n : {0u, 2u}) {
-                BOOST_CHECK(cache.AccessCoin(COutPoint{tx.GetHash(), n}) == (Coin{tx.vout[n], 77, c.coinbase}));
+                BOOST_CHECK(SameCoin(cache.AccessCoin(COutPoint{tx.GetHash(), n}), Coin{tx.vout[n], 77, c.coinbase}));
                 BOOST_CHECK_EQUAL(cache.AccessCoin(COutPoint{tx.GetHash(), n}).IsCoinBase(), c.coinbase);
             }
             // The OP_RETURN output never becomes a coin.
@@ -1590,7 +1593,7 @@ BOOST_AUTO_TEST_CASE(addcoins_state_table)
             BOOST_CHECK_EQUAL(base.m_last_write.size(), 2U);
             BOOST_CHECK_EQUAL(Describe(ValOf(base.m_last_write.at(out0).coin), base.m_last_write.at(out0).flags),
                               Describe(Val::OTHER, c.flags));
-            BOOST_CHECK(base.GetCoin(out0) == (Coin{tx.vout[0], 77, c.coinbase}));
+            BOOST_CHECK(SameCoin(base.GetCoin(out0), Coin{tx.vout[0], 77, c.coinbase}));
         }
     }
 }
@@ -1630,7 +1633,7 @@ BOOST_AUTO_TEST_CASE(peekcoin_fills_no_cache)
         {
             BOOST_CHECK_EQUAL(Describe(top.PeekCoin(outpoint(n))), Describe(expected[n]));
             // The database's PeekCoin is its GetCoin.
-            BOOST_CHECK(db.PeekCoin(outpoint(n)) == db.GetCoin(outpoint(n)));
+            BOOST_CHECK(SameCoin(db.PeekCoin(outpoint(n)), db.GetCoin(outpoint(n))));
         }
     }
     BOOST_CHECK_EQUAL(top.GetCacheSize(), top_entries);
@@ -1690,7 +1693,7 @@ BOOST_AUTO_TEST_CASE(reset_guard_against_model)
                 }
                 default: {
                     const auto it = pending.find(outpoint);
-                    BOOST_CHECK(ephemeral.GetCoin(outpoint) == (it == pending.end() ? std::nullopt : std::optional{it->second}));
+                    BOOST_CHECK(SameCoin(ephemeral.GetCoin(outpoint), it == pending.end() ? std::nullopt : std::optional{it->second}));
                 }
                 }
             }
@@ -1726,10 +1729,10 @@ BOOST_AUTO_TEST_CASE(reset_guard_against_model)
                 BOOST_REQUIRE(cursor->GetKey(outpoint) && cursor->GetValue(coin));
                 stored.emplace(outpoint, coin);
             }
-            BOOST_CHECK_MESSAGE(stored == model, FirstDifference(stored, model));
+            BOOST_CHECK_MESSAGE(SameCoins(stored, model), FirstDifference(stored, model));
             for (const COutPoint& outpoint : universe) {
                 const auto it = model.find(outpoint);
-                BOOST_CHECK(ephemeral.PeekCoin(outpoint) == (it == model.end() ? std::nullopt : std::optional{it->second}));
+                BOOST_CHECK(SameCoin(ephemeral.PeekCoin(outpoint), it == model.end() ? std::nullopt : std::optional{it->second}));
             }
         }
     }
@@ -1797,7 +1800,7 @@ BOOST_AUTO_TEST_CASE(cursor_without_usage)
     parent.BatchWrite(cursor, BLOCK_A);
     BOOST_CHECK_EQUAL(flagged.dirty_count, 0U);
     BOOST_CHECK_EQUAL(flagged.usage, usage);
-    BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(parent.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
