@@ -57,13 +57,6 @@ public:
     // Heap bytes owned by the coin (its script), for cache budgeting.
     size_t DynamicMemoryUsage() const { return memusage::DynamicUsage(static_cast<const CScriptBase&>(out.scriptPubKey)); }
 
-    friend bool operator==(const Coin& a, const Coin& b)
-    {
-        // Two spent coins are equal whatever their stale metadata says.
-        if (a.IsSpent() && b.IsSpent()) return true;
-        return a.fCoinBase == b.fCoinBase && a.nHeight == b.nHeight && a.out == b.out;
-    }
-
     template <typename Stream>
     void Serialize(Stream& s) const
     {
