@@ -135,7 +135,8 @@ private:
 //   - the sentinel is never in the map, never flagged and never erased
 //     while the map exists; an empty list is the sentinel linked to itself;
 //   - links stay valid because the map never moves its entries, which is
-//     also why entries cannot be copied.
+//     also why entries cannot be copied, and why only an entry on no list
+//     (no flags) can be moved.
 struct CCoinsCacheEntry;
 struct CoinsCachePair;
 
@@ -153,6 +154,14 @@ struct CCoinsCacheEntry {
     // the flags would be a second claim on the same pending write.
     CCoinsCacheEntry(const CCoinsCacheEntry&) = delete;
     CCoinsCacheEntry& operator=(const CCoinsCacheEntry&) = delete;
+    // Takes the coin of an entry built outside a map, to move it into one
+    // (Core's tests do: map.emplace(outpoint, std::move(entry))). The new
+    // entry has no flags. A flagged entry is linked into its cache's list,
+    // which would keep pointing at the old one: moving it asserts.
+    CCoinsCacheEntry(CCoinsCacheEntry&& other) noexcept : coin{std::move(other.coin)}
+    {
+        assert(other.FlagBits() == 0 && other.m_prev == nullptr);
+    }
     ~CCoinsCacheEntry() { SetClean(); }
 
     // Flags are only ever added one at a time and only ever cleared all
