@@ -206,8 +206,9 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
     if (moveout) *moveout = std::move(it->second.coin);
     if (it->second.IsFresh()) {
         // The parent never saw this coin: forgetting it is the whole spend.
-        // FRESH entries are DIRTY too.
-        --m_dirty_count;
+        // A cache makes FRESH entries DIRTY too, but the count must follow
+        // the flag, not the cache's habits.
+        if (it->second.IsDirty()) --m_dirty_count;
         m_cache_coins.erase(it);
     } else {
         MarkDirty(*it);
@@ -268,7 +269,7 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
         if (ours->second.IsFresh() && child.coin.IsSpent()) {
             // Our parent never saw the coin and it is now spent: drop it.
             m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
-            --m_dirty_count;
+            if (ours->second.IsDirty()) --m_dirty_count;
             m_cache_coins.erase(ours);
             continue;
         }

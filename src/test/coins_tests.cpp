@@ -14,6 +14,7 @@
 #include <primitives/transaction.h>
 #include <script/script.h>
 #include <test/util/cache_entries.h>
+#include <test/util/cache_internals.h>
 #include <test/util/coin_compare.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
@@ -1380,6 +1381,66 @@ BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
     for (const auto& [outpoint, entry] : base.m_last_write) written_dirty += (entry.flags & DIRTY) != 0;
     BOOST_CHECK_EQUAL(written_dirty, 4U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+}
+
+// The dirty count follows the DIRTY flag alone: a spend, or a parent's
+// BatchWrite of a spend, that erases a FRESH entry takes one off the count
+// only when that entry was DIRTY. Each (spent?, DIRTY, FRESH) state is put
+// into the cache's map directly, the ones a cache never makes included
+// (FRESH alone, spent and clean), as Bitcoin Core's tables start from them;
+// every state after the operation is a valid one.
+BOOST_AUTO_TEST_CASE(dirty_count_drops_only_for_dirty_entries)
+{
+    struct Case {
+        Val value;
+        int flags;
+        Val result_value;
+        int result_flags;
+    };
+    // clang-format off
+    const Case cases[]{
+        // entry before                 after a spend, or a spent DIRTY child written in
+        // value        flags           value        flags
+        {Val::V1,       CLEAN,          Val::SPENT,  DIRTY   },
+        {Val::V1,       DIRTY,          Val::SPENT,  DIRTY   },
+        {Val::V1,       FRESH,          Val::NONE,   NO_ENTRY},
+        {Val::V1,       DIRTY | FRESH,  Val::NONE,   NO_ENTRY},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY   },
+        {Val::SPENT,    DIRTY,          Val::SPENT,  DIRTY   },
+        {Val::SPENT,    FRESH,          Val::NONE,   NO_ENTRY},
+        {Val::SPENT,    DIRTY | FRESH,  Val::NONE,   NO_ENTRY},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        for (const bool by_batch_write : {false, true}) {
+            BOOST_TEST_CONTEXT("entry " << Describe(c.value, c.flags) << (by_batch_write ? ", BatchWrite" : ", SpendCoin"))
+            {
+                TestBaseView base;
+                CCoinsViewCache cache{&base, /*deterministic=*/true};
+                auto [it, inserted] = CacheMap(cache).emplace(OUTPOINT, CoinOf(c.value));
+                BOOST_REQUIRE(inserted);
+                CacheUsage(cache) += it->second.coin.DynamicMemoryUsage();
+                if (c.flags & DIRTY) ++CacheDirtyCount(cache);
+                SetFlags(*it, CacheSentinel(cache), c.flags);
+
+                if (by_batch_write) {
+                    FlaggedMap child;
+                    child.Add(OUTPOINT, Coin{}, DIRTY);
+                    child.WriteTo(cache, BLOCK_A);
+                } else {
+                    BOOST_CHECK(cache.SpendCoin(OUTPOINT));
+                }
+                const auto after = CacheMap(cache).find(OUTPOINT);
+                if (after == CacheMap(cache).end()) {
+                    CheckObserved({Val::NONE, NO_ENTRY}, c.result_value, c.result_flags);
+                } else {
+                    CheckObserved({ValOf(after->second.coin), FlagsOf(after->second)}, c.result_value, c.result_flags);
+                }
+                BOOST_CHECK_EQUAL(cache.GetDirtyCount(), c.result_flags == NO_ENTRY ? 0U : 1U);
+                cache.SanityCheck();
+            }
+        }
+    }
 }
 
 // The snapshot-loading shortcut: DIRTY but never FRESH (the parent is not
