@@ -139,35 +139,6 @@ REWRITES = [
 SKIPPED = [
     {
         "file": "coins_tests.cpp",
-        "cases": [
-            "coins_cache_base_simulation_test",
-            "coins_cache_dbbase_simulation_test",
-            "updatecoins_simulation_test",
-            "ccoins_addcoin_exception_keeps_usage_balanced",
-            "ccoins_emplace_duplicate_keeps_usage_balanced",
-        ],
-        "drop": ["struct CacheTest : BasicTestingSetup {"],
-        "why": "coins.h: coinsdb's Coin has a friend operator==; Core's has none, and these cases compare coins "
-               "with the operator== the test file defines, which is then ambiguous",
-    },
-    {
-        "file": "coins_tests.cpp",
-        "cases": ["ccoins_access", "ccoins_spend", "ccoins_add", "ccoins_write"],
-        "drop": [
-            "static size_t InsertCoinsMapEntry(",
-            "static void WriteCoinsViewEntry(",
-            "class SingleEntryCacheTest",
-            "static void CheckAccessCoin(",
-            "static void CheckSpendCoins(",
-            "static void CheckAddCoin(",
-            "static void CheckWriteCoins(",
-        ],
-        "why": "coins.h: the table helpers build an entry and move it into the map, map.emplace(OUTPOINT, "
-               "std::move(entry)); CCoinsMap (util/slab_hash_map.h) has no emplace (try_emplace and "
-               "emplace_absent only), and CCoinsCacheEntry cannot be moved (copy deleted, no move constructor)",
-    },
-    {
-        "file": "coins_tests.cpp",
         "cases": ["coins_resource_is_used"],
         "why": "coins.h: CCoinsMapMemoryResource is coinsdb's SlabArena, not Core's PoolResource, so Core's "
                "test/util/poolresourcetester.h (CheckAllDataAccountedFor) and resource.ChunkSizeBytes() have "
