@@ -36,6 +36,23 @@ void CCoinsView::BatchWrite(CoinsViewCacheCursor&, const uint256&)
 }
 std::unique_ptr<CCoinsViewCursor> CCoinsView::Cursor() const { return nullptr; }
 
+CoinsViewEmpty& CoinsViewEmpty::Get()
+{
+    static CoinsViewEmpty instance;
+    return instance;
+}
+std::optional<Coin> CoinsViewEmpty::GetCoin(const COutPoint&) const { return std::nullopt; }
+std::optional<Coin> CoinsViewEmpty::PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
+bool CoinsViewEmpty::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
+uint256 CoinsViewEmpty::GetBestBlock() const { return uint256{}; }
+std::vector<uint256> CoinsViewEmpty::GetHeadBlocks() const { return {}; }
+void CoinsViewEmpty::BatchWrite(CoinsViewCacheCursor&, const uint256&)
+{
+    throw std::logic_error("CoinsViewEmpty::BatchWrite: this view stores nothing");
+}
+std::unique_ptr<CCoinsViewCursor> CoinsViewEmpty::Cursor() const { return nullptr; }
+size_t CoinsViewEmpty::EstimateSize() const { return 0; }
+
 std::optional<Coin> CCoinsViewBacked::GetCoin(const COutPoint& outpoint) const { return m_base->GetCoin(outpoint); }
 std::optional<Coin> CCoinsViewBacked::PeekCoin(const COutPoint& outpoint) const { return m_base->PeekCoin(outpoint); }
 bool CCoinsViewBacked::HaveCoin(const COutPoint& outpoint) const { return m_base->HaveCoin(outpoint); }

@@ -373,6 +373,36 @@ public:
     virtual size_t EstimateSize() const { return 0; }
 };
 
+// The view with no coins (Core's CoinsViewEmpty), for a cache with nothing
+// below it: every read finds nothing, the best block is null, the head
+// blocks are empty, there is no cursor and the size is 0. It stores
+// nothing, so a write to it throws std::logic_error and leaves the writer's
+// entries flagged, where Core's takes them and drops them: a cache flushed
+// into it would otherwise lose its coins without a word. It has no state:
+// Get() is the one instance. A test view that keeps coins of its own
+// derives from it and overrides what it keeps; HaveCoin and PeekCoin go
+// through GetCoin.
+class CoinsViewEmpty : public CCoinsView
+{
+protected:
+    CoinsViewEmpty() = default;
+
+public:
+    static CoinsViewEmpty& Get();
+
+    CoinsViewEmpty(const CoinsViewEmpty&) = delete;
+    CoinsViewEmpty& operator=(const CoinsViewEmpty&) = delete;
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override;
+    bool HaveCoin(const COutPoint& outpoint) const override;
+    uint256 GetBestBlock() const override;
+    std::vector<uint256> GetHeadBlocks() const override;
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
+    std::unique_ptr<CCoinsViewCursor> Cursor() const override;
+    size_t EstimateSize() const override;
+};
+
 // Forwards every call to another view.
 class CCoinsViewBacked : public CCoinsView
 {

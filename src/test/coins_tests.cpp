@@ -1531,6 +1531,60 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
     BOOST_CHECK_EQUAL(stored, 1 + spendable.size());
 }
 
+// CoinsViewEmpty: one shared instance that finds nothing and stores
+// nothing. A cache flushed or synced into it gets an exception and keeps
+// every change, flagged as before; a view derived from it answers HaveCoin
+// and PeekCoin through its own GetCoin.
+BOOST_AUTO_TEST_CASE(empty_view_finds_nothing_and_refuses_writes)
+{
+    CoinsViewEmpty& empty = CoinsViewEmpty::Get();
+    BOOST_CHECK(&empty == &CoinsViewEmpty::Get());
+    for (const COutPoint& outpoint : {OUTPOINT, COutPoint{}, COutPoint{HashFromByte(0x01), 0}}) {
+        BOOST_CHECK(!empty.GetCoin(outpoint));
+        BOOST_CHECK(!empty.PeekCoin(outpoint));
+        BOOST_CHECK(!empty.HaveCoin(outpoint));
+    }
+    BOOST_CHECK(empty.GetBestBlock().IsNull());
+    BOOST_CHECK(empty.GetHeadBlocks().empty());
+    BOOST_CHECK(empty.Cursor() == nullptr);
+    BOOST_CHECK_EQUAL(empty.EstimateSize(), 0U);
+
+    const char* const refused = "CoinsViewEmpty::BatchWrite: this view stores nothing";
+    for (const bool flush : {true, false}) {
+        BOOST_TEST_CONTEXT((flush ? "Flush" : "Sync"))
+        {
+            CCoinsViewCache cache{&empty, /*deterministic=*/true};
+            BOOST_CHECK(cache.GetBestBlock().IsNull());
+            cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
+            cache.SetBestBlock(BLOCK_A);
+            const size_t usage = cache.DynamicMemoryUsage();
+            if (flush) {
+                BOOST_CHECK_EXCEPTION(cache.Flush(), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+            } else {
+                BOOST_CHECK_EXCEPTION(cache.Sync(), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+            }
+            BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
+            BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
+            BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
+            cache.SanityCheck();
+            cache.Reset();
+        }
+    }
+
+    struct OneCoin final : CoinsViewEmpty {
+        std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+        {
+            if (outpoint == OUTPOINT) return CoinOf(Val::V2);
+            return std::nullopt;
+        }
+    };
+    const OneCoin one;
+    BOOST_CHECK(one.HaveCoin(OUTPOINT));
+    BOOST_CHECK(SameCoin(one.PeekCoin(OUTPOINT), CoinOf(Val::V2)));
+    BOOST_CHECK(!one.HaveCoin(COutPoint{}));
+    BOOST_CHECK(!one.PeekCoin(COutPoint{}));
+}
+
 // Randomized stacks over the in-memory base: see CoinsStackSim.
 BOOST_AUTO_TEST_CASE(random_stack_over_memory_base)
 {
