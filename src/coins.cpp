@@ -25,17 +25,6 @@ SaltedCoinsCacheHasher::SaltedCoinsCacheHasher(bool deterministic)
 {
 }
 
-std::optional<Coin> CCoinsView::GetCoin(const COutPoint&) const { return std::nullopt; }
-std::optional<Coin> CCoinsView::PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
-bool CCoinsView::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
-uint256 CCoinsView::GetBestBlock() const { return uint256{}; }
-std::vector<uint256> CCoinsView::GetHeadBlocks() const { return {}; }
-void CCoinsView::BatchWrite(CoinsViewCacheCursor&, const uint256&)
-{
-    throw std::logic_error("CCoinsView::BatchWrite: this view is not writable");
-}
-std::unique_ptr<CCoinsViewCursor> CCoinsView::Cursor() const { return nullptr; }
-
 CoinsViewEmpty& CoinsViewEmpty::Get()
 {
     static CoinsViewEmpty instance;

@@ -347,30 +347,36 @@ private:
     uint256 m_best_block;
 };
 
-// The abstract UTXO set.
+// The UTXO set as every layer answers for it (Core's pure abstract view):
+// the database, a cache over another view, the empty view. No layer stands
+// for "no backing": that is CoinsViewEmpty.
 class CCoinsView
 {
 public:
     virtual ~CCoinsView() = default;
 
     // The unspent coin at outpoint, if any.
-    virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const;
+    virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const = 0;
     // The same answer as GetCoin, but no cache on the way down keeps a copy:
     // for a reader (a prefetcher, a one-off lookup) whose coins should not
-    // displace what the caches hold or count against their memory.
-    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const;
-    virtual bool HaveCoin(const COutPoint& outpoint) const;
+    // displace what the caches hold or count against their memory. Core has
+    // no default; this one (GetCoin) is right for a view that caches nothing,
+    // which is how CCoinsViewDB gets its PeekCoin.
+    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
+    virtual bool HaveCoin(const COutPoint& outpoint) const = 0;
     // The block this view's coins are the state after; null when unknown.
-    virtual uint256 GetBestBlock() const;
+    virtual uint256 GetBestBlock() const = 0;
     // Empty, or [new, old] while a multi-batch flush from old to new is not
     // known to have completed (see txdb.h).
-    virtual std::vector<uint256> GetHeadBlocks() const;
+    virtual std::vector<uint256> GetHeadBlocks() const = 0;
     // Applies the DIRTY entries the cursor walks over and sets the best
     // block. Releases every entry unless it throws; when it throws, the
     // entries it did not store stay flagged in the cache (see the cursor).
-    virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block);
-    virtual std::unique_ptr<CCoinsViewCursor> Cursor() const;
-    virtual size_t EstimateSize() const { return 0; }
+    virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) = 0;
+    // Every coin in key order, or null for a view that cannot walk them.
+    virtual std::unique_ptr<CCoinsViewCursor> Cursor() const = 0;
+    // Bytes the view takes on disk, roughly; 0 when unknown.
+    virtual size_t EstimateSize() const = 0;
 };
 
 // The view with no coins (Core's CoinsViewEmpty), for a cache with nothing

@@ -35,6 +35,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -128,7 +129,7 @@ int FlagsOf(const WrittenEntry& entry) { return entry.flags; }
 // so tests can see the (value, flags) a cache gave it, and counts the
 // entries it was shown. m_coins may hold a spent coin on purpose: that is a
 // parent "storing spent coins", the only source of a clean spent entry.
-class TestBaseView final : public CCoinsView
+class TestBaseView final : public CoinsViewEmpty
 {
 public:
     std::map<COutPoint, Coin> m_coins;
@@ -1534,9 +1535,12 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
 // CoinsViewEmpty: one shared instance that finds nothing and stores
 // nothing. A cache flushed or synced into it gets an exception and keeps
 // every change, flagged as before; a view derived from it answers HaveCoin
-// and PeekCoin through its own GetCoin.
+// and PeekCoin through its own GetCoin. CCoinsView itself is abstract: the
+// empty view is the only view of nothing.
 BOOST_AUTO_TEST_CASE(empty_view_finds_nothing_and_refuses_writes)
 {
+    static_assert(std::is_abstract_v<CCoinsView>);
+    static_assert(!std::is_default_constructible_v<CoinsViewEmpty> && !std::is_copy_constructible_v<CoinsViewEmpty>);
     CoinsViewEmpty& empty = CoinsViewEmpty::Get();
     BOOST_CHECK(&empty == &CoinsViewEmpty::Get());
     for (const COutPoint& outpoint : {OUTPOINT, COutPoint{}, COutPoint{HashFromByte(0x01), 0}}) {

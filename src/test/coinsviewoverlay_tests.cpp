@@ -380,7 +380,7 @@ BOOST_AUTO_TEST_CASE(same_answers_as_a_plain_cache_randomized)
 // inputs are unaffected and the overlay stays usable.
 BOOST_AUTO_TEST_CASE(failed_read_is_thrown_on_the_calling_thread)
 {
-    class FailingView : public CCoinsView
+    class FailingView : public CoinsViewEmpty
     {
     public:
         explicit FailingView(COutPoint bad) : m_bad{bad} {}

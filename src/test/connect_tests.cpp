@@ -1124,8 +1124,7 @@ BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
     for (const Case& c : cases) {
         BOOST_TEST_CONTEXT("view state " << static_cast<int>(c.at) << ", undo kind " << static_cast<int>(c.undo))
         {
-            CCoinsView empty;
-            CCoinsViewCache parent{&empty};
+            CCoinsViewCache parent{&CoinsViewEmpty::Get()};
             CCoinsViewCache view{&parent};
             if (c.at != At::NOTHING) parent.AddCoin(out, Coin{other}, /*possible_overwrite=*/false);
             if (c.at == At::SPENT_HERE) BOOST_REQUIRE(view.SpendCoin(out));
