@@ -131,6 +131,46 @@ REWRITES = [
             "static void CheckWriteCoins(",
         ],
     },
+    # CCoinsView became pure abstract in Core (PR #34124): a bare CCoinsView
+    # can no longer be made, and a test view must override every member.
+    # Core's later code takes CoinsViewEmpty::Get() for an empty root and
+    # derives its test views from CoinsViewEmpty, as its coinscache_sim fuzz
+    # test's CoinsViewBottom does (stored id 55051612295).
+    {
+        "id": "empty-root",
+        "file": "coins_tests.cpp",
+        "why": "a bare CCoinsView as the empty root in the stored file; CCoinsView is pure abstract in Core "
+               "b88bffe5 and coinsdb, whose empty view is CoinsViewEmpty::Get()",
+        "old": "    CCoinsView root;\n",
+        "new": "    CoinsViewEmpty& root{CoinsViewEmpty::Get()};\n",
+        "count": 3,
+        "cases": [
+            "ccoins_access",
+            "ccoins_spend",
+            "ccoins_add",
+            "ccoins_write",
+            "ccoins_addcoin_exception_keeps_usage_balanced",
+            "ccoins_emplace_duplicate_keeps_usage_balanced",
+        ],
+        "drop": [
+            "class SingleEntryCacheTest",
+            "static void CheckAccessCoin(",
+            "static void CheckSpendCoins(",
+            "static void CheckAddCoin(",
+            "static void CheckWriteCoins(",
+        ],
+    },
+    {
+        "id": "test-view-base",
+        "file": "coins_tests.cpp",
+        "why": "CCoinsViewTest derives from CCoinsView and overrides three of its members in the stored file; with "
+               "CCoinsView pure abstract (Core b88bffe5 and coinsdb) a test view derives from CoinsViewEmpty",
+        "old": "class CCoinsViewTest : public CCoinsView\n",
+        "new": "class CCoinsViewTest : public CoinsViewEmpty\n",
+        "count": 1,
+        "cases": ["coins_cache_base_simulation_test", "updatecoins_simulation_test"],
+        "drop": ["class CCoinsViewTest : public CCoinsView"],
+    },
 ]
 
 # Core cases that do not compile against coinsdb, with the helpers only
