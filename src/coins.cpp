@@ -111,6 +111,9 @@ CCoinsMap::iterator CCoinsViewCache::FetchCoin(const COutPoint& outpoint) const
     if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) return it;
     auto coin = FetchCoinFromBase(outpoint);
     if (!coin) return m_cache_coins.end();
+    // Cached, it would be a spent entry that is not DIRTY, which no state
+    // allows: a view that answers with a spent coin breaks the contract.
+    if (coin->IsSpent()) throw std::logic_error("CCoinsViewCache: the parent view returned a spent coin");
     // Read from the parent, so clean: nothing to write back.
     auto [it, inserted] = m_cache_coins.try_emplace(outpoint, std::move(*coin));
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
@@ -348,9 +351,10 @@ void CCoinsViewCache::SanityCheck() const
     size_t dirty = 0;
     for (const auto& [outpoint, entry] : m_cache_coins) {
         dirty += entry.IsDirty();
-        // Rows of the state table in coins.h that may never exist.
+        // Rows of the state table in coins.h that may never exist: FRESH
+        // without DIRTY, and a spent entry that is not exactly DIRTY.
         assert(!(entry.IsFresh() && !entry.IsDirty()));
-        assert(!(entry.coin.IsSpent() && entry.IsFresh()));
+        if (entry.coin.IsSpent()) assert(entry.IsDirty() && !entry.IsFresh());
         const bool has_flag = entry.IsDirty() || entry.IsFresh();
         assert(has_flag == (entry.Next() != nullptr) && has_flag == (entry.Prev() != nullptr));
         flagged += has_flag;

@@ -114,8 +114,11 @@ private:
 //   unspent  DIRTY  FRESH  added here; parent holds nothing.       valid
 //   unspent  -      FRESH  FRESH without DIRTY would never be written: the
 //                          coin would vanish at flush.              invalid
-//   spent    -      -      a spent entry that needs no write; can only come
-//                          from a parent that stores spent coins.  valid
+//   spent    -      -      a spent entry that needs no write. No view's
+//                          GetCoin returns a spent coin (a cache refuses
+//                          one), so only this cache's own spend makes a
+//                          spent entry, and that is DIRTY. Allowing it
+//                          would let a spend survive a Sync.       invalid
 //   spent    DIRTY  -      spend the parent must learn about: written as an
 //                          erase. Marking it FRESH would lose the spend
 //                          and resurrect the parent's coin.        valid
@@ -349,7 +352,10 @@ private:
 
 // The UTXO set as every layer answers for it (Core's pure abstract view):
 // the database, a cache over another view, the empty view. No layer stands
-// for "no backing": that is CoinsViewEmpty.
+// for "no backing": that is CoinsViewEmpty. GetCoin and PeekCoin never
+// return a spent coin: a view with none at an outpoint answers nullopt,
+// whatever it keeps there. A cache refuses a spent coin from its parent
+// (std::logic_error), so its spent entries are all its own spends.
 class CCoinsView
 {
 public:

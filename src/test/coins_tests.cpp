@@ -127,8 +127,8 @@ int FlagsOf(const WrittenEntry& entry) { return entry.flags; }
 // The bottom of a stack: coins in a std::map, BatchWrite applying DIRTY
 // entries (spent ones as erases). It copies what each BatchWrite hands over
 // so tests can see the (value, flags) a cache gave it, and counts the
-// entries it was shown. m_coins may hold a spent coin on purpose: that is a
-// parent "storing spent coins", the only source of a clean spent entry.
+// entries it was shown. m_coins holds unspent coins only, so GetCoin never
+// returns a spent one, as no view may.
 class TestBaseView final : public CoinsViewEmpty
 {
 public:
@@ -180,13 +180,14 @@ public:
     }
 };
 
-// Makes `base` hold `base_value` at OUTPOINT (SPENT stores a spent coin),
+// Makes `base` hold `base_value` at OUTPOINT (NONE or a coin),
 // then drives `cache`, whose parent is `base`, into the entry state
 // (value, flags) with the public API only.
 void Prepare(TestBaseView& base, CCoinsViewCache& cache, Val base_value, Val value, int flags)
 {
+    BOOST_REQUIRE(base_value != Val::SPENT);
     if (base_value != Val::NONE) base.m_coins[OUTPOINT] = CoinOf(base_value);
-    const bool base_unspent = base_value != Val::NONE && base_value != Val::SPENT;
+    const bool base_unspent = base_value != Val::NONE;
     if (flags == NO_ENTRY) return;
     if (flags == CLEAN) {
         // A miss copies the parent's coin in, unflagged.
@@ -845,13 +846,11 @@ BOOST_AUTO_TEST_CASE(state_builders_reach_every_valid_state)
         // base        value        flags
         {Val::NONE,    Val::NONE,   NO_ENTRY     },
         {Val::V1,      Val::NONE,   NO_ENTRY     },
-        {Val::SPENT,   Val::SPENT,  CLEAN        },
         {Val::V1,      Val::SPENT,  DIRTY        },
         {Val::V1,      Val::V1,     CLEAN        },
         {Val::V0,      Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY | FRESH},
-        {Val::SPENT,   Val::V1,     DIRTY | FRESH},
     };
     // clang-format on
     for (const Case& c : cases) {
@@ -882,13 +881,11 @@ BOOST_AUTO_TEST_CASE(sync_state_table)
         // base        value        flags          base after   cached entries after
         {Val::NONE,    Val::NONE,   NO_ENTRY,      Val::NONE,   0},
         {Val::V1,      Val::NONE,   NO_ENTRY,      Val::V1,     0},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         Val::SPENT,  1},
         {Val::V1,      Val::SPENT,  DIRTY,         Val::NONE,   0},
         {Val::V1,      Val::V1,     CLEAN,         Val::V1,     1},
         {Val::V0,      Val::V1,     DIRTY,         Val::V1,     1},
         {Val::NONE,    Val::V1,     DIRTY,         Val::V1,     1},
         {Val::NONE,    Val::V1,     DIRTY | FRESH, Val::V1,     1},
-        {Val::SPENT,   Val::V1,     DIRTY | FRESH, Val::V1,     1},
     };
     // clang-format on
     for (const Case& c : cases) {
@@ -977,8 +974,6 @@ BOOST_AUTO_TEST_CASE(addcoin_state_table)
         // entry is FRESH: a misuse BatchWrite or the database may catch.
         {Val::V1,      Val::NONE,   NO_ENTRY,      false,     Val::V2,     DIRTY | FRESH, false},
         {Val::V1,      Val::NONE,   NO_ENTRY,      true,      Val::V2,     DIRTY,         false},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         false,     Val::V2,     DIRTY | FRESH, false},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         true,      Val::V2,     DIRTY,         false},
         {Val::V1,      Val::V1,     CLEAN,         false,     Val::V1,     CLEAN,         true },
         {Val::V1,      Val::V1,     CLEAN,         true,      Val::V2,     DIRTY,         false},
         {Val::V0,      Val::V1,     DIRTY,         false,     Val::V1,     DIRTY,         true },
@@ -1037,7 +1032,6 @@ BOOST_AUTO_TEST_CASE(spendcoin_state_table)
         // A cached spent entry counts as found, as in Bitcoin Core, although
         // coins.h says SpendCoin "returns false when there is no unspent
         // coin". Re-spending changes nothing below.
-        {Val::SPENT,   Val::SPENT,  CLEAN,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
         {Val::V1,      Val::SPENT,  DIRTY,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
     };
     // clang-format on
@@ -1077,9 +1071,6 @@ BOOST_AUTO_TEST_CASE(accesscoin_state_table)
         //             value        flags                       value        flags
         {Val::NONE,    Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::NONE,   NO_ENTRY     },
         {Val::V1,      Val::NONE,   NO_ENTRY,      Val::V1,     Val::V1,     CLEAN        },
-        // A parent storing spent coins hands one over; it is cached as is.
-        {Val::SPENT,   Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::SPENT,  CLEAN        },
-        {Val::SPENT,   Val::SPENT,  CLEAN,         Val::SPENT,  Val::SPENT,  CLEAN        },
         {Val::V1,      Val::V1,     CLEAN,         Val::V1,     Val::V1,     CLEAN        },
         {Val::V0,      Val::V1,     DIRTY,         Val::V1,     Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY | FRESH, Val::V1,     Val::V1,     DIRTY | FRESH},
@@ -1101,6 +1092,51 @@ BOOST_AUTO_TEST_CASE(accesscoin_state_table)
             BOOST_CHECK_EQUAL(cache.GetCoin(OUTPOINT).has_value(), unspent);
             BOOST_CHECK_EQUAL(cache.GetDirtyCount(), size_t{c.result_flags != NO_ENTRY && (c.result_flags & DIRTY) != 0});
             CheckObserved(FlushAndObserve(cache, base), c.result_value, c.result_flags);
+        }
+    }
+}
+
+// No view's GetCoin (or PeekCoin) returns a spent coin. A parent that does
+// is refused with std::logic_error by every read that would cache its
+// answer, through GetCoin for a plain cache and PeekCoin for an overlay,
+// and nothing is cached: a clean spent entry would be a state no cache may
+// hold (coins.h). The cache stays usable.
+BOOST_AUTO_TEST_CASE(spent_coin_from_the_parent_is_refused)
+{
+    struct SpentAtOutpoint final : CoinsViewEmpty {
+        std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+        {
+            if (outpoint == OUTPOINT) return Coin{};
+            return std::nullopt;
+        }
+    };
+    const char* const refused = "CCoinsViewCache: the parent view returned a spent coin";
+    const std::vector<std::pair<const char*, std::function<void(CCoinsViewCache&)>>> reads{
+        {"AccessCoin", [](CCoinsViewCache& cache) { cache.AccessCoin(OUTPOINT); }},
+        {"GetCoin", [](CCoinsViewCache& cache) { cache.GetCoin(OUTPOINT); }},
+        {"HaveCoin", [](CCoinsViewCache& cache) { cache.HaveCoin(OUTPOINT); }},
+        {"SpendCoin", [](CCoinsViewCache& cache) { cache.SpendCoin(OUTPOINT); }},
+    };
+    SpentAtOutpoint parent;
+    for (const bool overlay : {false, true}) {
+        for (const auto& [name, read] : reads) {
+            BOOST_TEST_CONTEXT(name << (overlay ? " through an overlay" : ""))
+            {
+                std::unique_ptr<CCoinsViewCache> cache;
+                if (overlay) {
+                    cache = std::make_unique<CoinsViewOverlay>(&parent, nullptr, /*deterministic=*/true);
+                } else {
+                    cache = std::make_unique<CCoinsViewCache>(&parent, /*deterministic=*/true);
+                }
+                const size_t usage = cache->DynamicMemoryUsage();
+                BOOST_CHECK_EXCEPTION(read(*cache), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+                BOOST_CHECK_EQUAL(cache->GetCacheSize(), 0U);
+                BOOST_CHECK_EQUAL(cache->GetDirtyCount(), 0U);
+                BOOST_CHECK_EQUAL(cache->DynamicMemoryUsage(), usage);
+                cache->SanityCheck();
+                // Other outpoints read as before.
+                BOOST_CHECK(!cache->HaveCoin(COutPoint{}));
+            }
         }
     }
 }
@@ -1133,16 +1169,6 @@ BOOST_AUTO_TEST_CASE(batchwrite_state_table)
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  FRESH,          Val::NONE,   NO_ENTRY,      false},
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY | FRESH,  Val::NONE,   NO_ENTRY,      false},
-
-        {Val::SPENT,    CLEAN,          Val::NONE,   NO_ENTRY,       Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     CLEAN,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     FRESH,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY | FRESH,  Val::V2,     DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  CLEAN,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  FRESH,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY | FRESH,  Val::SPENT,  DIRTY,         false},
 
         {Val::SPENT,    DIRTY,          Val::NONE,   NO_ENTRY,       Val::SPENT,  DIRTY,         false},
         {Val::SPENT,    DIRTY,          Val::V2,     CLEAN,          Val::SPENT,  DIRTY,         false},
