@@ -309,7 +309,9 @@ void CCoinsViewCache::Sync()
 {
     CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/false, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
-    Assume(m_dirty_count == 0);
+    // Every flagged entry was released: cleaned, or erased if spent. As
+    // every spent entry is DIRTY, none is left.
+    Assume(m_dirty_count == 0 && m_sentinel.second.Next() == &m_sentinel);
 }
 
 void CCoinsViewCache::Reset() noexcept

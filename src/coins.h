@@ -485,10 +485,18 @@ public:
     bool SpendCoin(const COutPoint& outpoint, Coin* moveout = nullptr);
 
     // Writes every change to the parent, then empties this cache: for
-    // when the memory is wanted back.
+    // when the memory is wanted back. Afterwards the parent shows what this
+    // cache showed, best block included, and this cache holds no entry:
+    // nothing flagged, a dirty count of 0 and no coin memory, only the
+    // bucket array kept for the refill. When the parent's BatchWrite
+    // throws, the entries it did not store stay flagged (see the cursor).
     virtual void Flush();
     // Writes every change to the parent and keeps the unspent coins cached,
-    // clean, so that the blocks that follow still find them here.
+    // so that the blocks that follow still find them here. Afterwards the
+    // parent shows what this cache showed, best block included; no entry
+    // here is DIRTY or FRESH (the dirty count is 0), every spent entry is
+    // gone, and every unspent entry is still cached with the same coin,
+    // clean. When the parent's BatchWrite throws, as for Flush.
     void Sync();
 
     // Forgets everything, flagged entries included, and the best block, as

@@ -584,22 +584,31 @@ private:
         if (level > 0) m_layers[level - 1].maybe_cached.insert(m_layers[level].maybe_cached.begin(), m_layers[level].maybe_cached.end());
     }
 
+    // Flush's post-condition (coins.h): the layer holds no entry at all,
+    // nothing is flagged or counted and no coin memory is left, only the
+    // bucket array, kept for the refill; the parent took the layer's view.
     void Flush(size_t level)
     {
         Layer& layer = m_layers[level];
+        const CCoinsViewCache& cache = *layer.cache;
         MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         layer.cache->SetBestBlock(block);
         layer.cache->Flush();
-        // Only the bucket array is left, kept for the refill.
-        SIM_EXPECT(layer.cache->GetCacheSize() == 0 && layer.cache->GetDirtyCount() == 0 &&
-                       layer.cache->DynamicMemoryUsage() == layer.cache->RecomputeDynamicMemoryUsage(),
-                   "layer " + std::to_string(level) + " not empty after Flush");
+        const std::string where = "layer " + std::to_string(level) + " after Flush: ";
+        SIM_EXPECT(cache.GetCacheSize() == 0 && CacheMap(cache).empty(), where + std::to_string(cache.GetCacheSize()) + " entries left");
+        SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
+        const CoinsCachePair& sentinel = CacheSentinel(cache);
+        SIM_EXPECT(sentinel.second.Next() == &sentinel && sentinel.second.Prev() == &sentinel, where + "the flagged list is not empty");
+        SIM_EXPECT(CacheUsage(cache) == 0 && cache.DynamicMemoryUsage() == cache.RecomputeDynamicMemoryUsage(), where + "coin memory left");
         layer.maybe_cached.clear();
         CheckWrittenDown(level, block, "flush", m_stats.flushes_below_top, m_stats.flushes_to_base);
     }
 
-    // Like Flush, but the layer keeps its unspent coins, clean.
+    // Sync's post-condition (coins.h): no entry is flagged, every spent
+    // entry is gone, and every unspent one is still cached, clean, with the
+    // coin it had; the parent took the layer's view. Checked on the map
+    // itself, entry by entry.
     void Sync(size_t level)
     {
         Layer& layer = m_layers[level];
@@ -607,18 +616,23 @@ private:
         MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         cache.SetBestBlock(block);
-        // What the layer holds before: every cached unspent coin stays.
-        std::set<COutPoint> kept;
-        for (const COutPoint& outpoint : m_universe) {
-            if (cache.HaveCoinInCache(outpoint)) kept.insert(outpoint);
+        std::map<COutPoint, Coin> unspent_before;
+        for (const auto& [outpoint, entry] : CacheMap(cache)) {
+            if (!entry.coin.IsSpent()) unspent_before.emplace(outpoint, entry.coin);
         }
         cache.Sync();
-        SIM_EXPECT(cache.GetDirtyCount() == 0, "layer " + std::to_string(level) + " still has flagged entries after Sync");
-        SIM_EXPECT(cache.GetCacheSize() == kept.size(),
-                   "layer " + std::to_string(level) + " holds " + std::to_string(cache.GetCacheSize()) + " entries after Sync, expected " + std::to_string(kept.size()));
-        for (const COutPoint& outpoint : kept) {
-            SIM_EXPECT(cache.HaveCoinInCache(outpoint), "Sync dropped the unspent coin at " + outpoint.ToString());
+        const std::string where = "layer " + std::to_string(level) + " after Sync: ";
+        SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
+        const CoinsCachePair& sentinel = CacheSentinel(cache);
+        SIM_EXPECT(sentinel.second.Next() == &sentinel, where + "the flagged list is not empty");
+        std::map<COutPoint, Coin> after;
+        for (const auto& [outpoint, entry] : CacheMap(cache)) {
+            SIM_EXPECT(!entry.coin.IsSpent(), where + "spent entry left at " + outpoint.ToString());
+            SIM_EXPECT(!entry.IsDirty() && !entry.IsFresh(), where + "flagged entry at " + outpoint.ToString());
+            after.emplace(outpoint, entry.coin);
         }
+        SIM_EXPECT(SameCoins(after, unspent_before), where + "cached coins changed: " + FirstDifference(after, unspent_before));
+        SIM_EXPECT(cache.DynamicMemoryUsage() == cache.RecomputeDynamicMemoryUsage(), where + "memory accounting off");
         CheckWrittenDown(level, block, "sync", m_stats.syncs_below_top, m_stats.syncs_to_base);
     }
 
