@@ -25,16 +25,22 @@ SaltedCoinsCacheHasher::SaltedCoinsCacheHasher(bool deterministic)
 {
 }
 
-std::optional<Coin> CCoinsView::GetCoin(const COutPoint&) const { return std::nullopt; }
-std::optional<Coin> CCoinsView::PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
-bool CCoinsView::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
-uint256 CCoinsView::GetBestBlock() const { return uint256{}; }
-std::vector<uint256> CCoinsView::GetHeadBlocks() const { return {}; }
-void CCoinsView::BatchWrite(CoinsViewCacheCursor&, const uint256&)
+CoinsViewEmpty& CoinsViewEmpty::Get()
 {
-    throw std::logic_error("CCoinsView::BatchWrite: this view is not writable");
+    static CoinsViewEmpty instance;
+    return instance;
 }
-std::unique_ptr<CCoinsViewCursor> CCoinsView::Cursor() const { return nullptr; }
+std::optional<Coin> CoinsViewEmpty::GetCoin(const COutPoint&) const { return std::nullopt; }
+std::optional<Coin> CoinsViewEmpty::PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
+bool CoinsViewEmpty::HaveCoin(const COutPoint& outpoint) const { return GetCoin(outpoint).has_value(); }
+uint256 CoinsViewEmpty::GetBestBlock() const { return uint256{}; }
+std::vector<uint256> CoinsViewEmpty::GetHeadBlocks() const { return {}; }
+void CoinsViewEmpty::BatchWrite(CoinsViewCacheCursor&, const uint256&)
+{
+    throw std::logic_error("CoinsViewEmpty::BatchWrite: this view stores nothing");
+}
+std::unique_ptr<CCoinsViewCursor> CoinsViewEmpty::Cursor() const { return nullptr; }
+size_t CoinsViewEmpty::EstimateSize() const { return 0; }
 
 std::optional<Coin> CCoinsViewBacked::GetCoin(const COutPoint& outpoint) const { return m_base->GetCoin(outpoint); }
 std::optional<Coin> CCoinsViewBacked::PeekCoin(const COutPoint& outpoint) const { return m_base->PeekCoin(outpoint); }
@@ -105,6 +111,9 @@ CCoinsMap::iterator CCoinsViewCache::FetchCoin(const COutPoint& outpoint) const
     if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) return it;
     auto coin = FetchCoinFromBase(outpoint);
     if (!coin) return m_cache_coins.end();
+    // Cached, it would be a spent entry that is not DIRTY, which no state
+    // allows: a view that answers with a spent coin breaks the contract.
+    if (coin->IsSpent()) throw std::logic_error("CCoinsViewCache: the parent view returned a spent coin");
     // Read from the parent, so clean: nothing to write back.
     auto [it, inserted] = m_cache_coins.try_emplace(outpoint, std::move(*coin));
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
@@ -206,8 +215,9 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
     if (moveout) *moveout = std::move(it->second.coin);
     if (it->second.IsFresh()) {
         // The parent never saw this coin: forgetting it is the whole spend.
-        // FRESH entries are DIRTY too.
-        --m_dirty_count;
+        // A cache makes FRESH entries DIRTY too, but the count must follow
+        // the flag, not the cache's habits.
+        if (it->second.IsDirty()) --m_dirty_count;
         m_cache_coins.erase(it);
     } else {
         MarkDirty(*it);
@@ -268,7 +278,7 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
         if (ours->second.IsFresh() && child.coin.IsSpent()) {
             // Our parent never saw the coin and it is now spent: drop it.
             m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
-            --m_dirty_count;
+            if (ours->second.IsDirty()) --m_dirty_count;
             m_cache_coins.erase(ours);
             continue;
         }
@@ -299,7 +309,9 @@ void CCoinsViewCache::Sync()
 {
     CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/false, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
-    Assume(m_dirty_count == 0);
+    // Every flagged entry was released: cleaned, or erased if spent. As
+    // every spent entry is DIRTY, none is left.
+    Assume(m_dirty_count == 0 && m_sentinel.second.Next() == &m_sentinel);
 }
 
 void CCoinsViewCache::Reset() noexcept
@@ -341,9 +353,10 @@ void CCoinsViewCache::SanityCheck() const
     size_t dirty = 0;
     for (const auto& [outpoint, entry] : m_cache_coins) {
         dirty += entry.IsDirty();
-        // Rows of the state table in coins.h that may never exist.
+        // Rows of the state table in coins.h that may never exist: FRESH
+        // without DIRTY, and a spent entry that is not exactly DIRTY.
         assert(!(entry.IsFresh() && !entry.IsDirty()));
-        assert(!(entry.coin.IsSpent() && entry.IsFresh()));
+        if (entry.coin.IsSpent()) assert(entry.IsDirty() && !entry.IsFresh());
         const bool has_flag = entry.IsDirty() || entry.IsFresh();
         assert(has_flag == (entry.Next() != nullptr) && has_flag == (entry.Prev() != nullptr));
         flagged += has_flag;

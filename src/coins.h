@@ -57,13 +57,6 @@ public:
     // Heap bytes owned by the coin (its script), for cache budgeting.
     size_t DynamicMemoryUsage() const { return memusage::DynamicUsage(static_cast<const CScriptBase&>(out.scriptPubKey)); }
 
-    friend bool operator==(const Coin& a, const Coin& b)
-    {
-        // Two spent coins are equal whatever their stale metadata says.
-        if (a.IsSpent() && b.IsSpent()) return true;
-        return a.fCoinBase == b.fCoinBase && a.nHeight == b.nHeight && a.out == b.out;
-    }
-
     template <typename Stream>
     void Serialize(Stream& s) const
     {
@@ -121,8 +114,11 @@ private:
 //   unspent  DIRTY  FRESH  added here; parent holds nothing.       valid
 //   unspent  -      FRESH  FRESH without DIRTY would never be written: the
 //                          coin would vanish at flush.              invalid
-//   spent    -      -      a spent entry that needs no write; can only come
-//                          from a parent that stores spent coins.  valid
+//   spent    -      -      a spent entry that needs no write. No view's
+//                          GetCoin returns a spent coin (a cache refuses
+//                          one), so only this cache's own spend makes a
+//                          spent entry, and that is DIRTY. Allowing it
+//                          would let a spend survive a Sync.       invalid
 //   spent    DIRTY  -      spend the parent must learn about: written as an
 //                          erase. Marking it FRESH would lose the spend
 //                          and resurrect the parent's coin.        valid
@@ -142,7 +138,8 @@ private:
 //   - the sentinel is never in the map, never flagged and never erased
 //     while the map exists; an empty list is the sentinel linked to itself;
 //   - links stay valid because the map never moves its entries, which is
-//     also why entries cannot be copied.
+//     also why entries cannot be copied, and why only an entry on no list
+//     (no flags) can be moved.
 struct CCoinsCacheEntry;
 struct CoinsCachePair;
 
@@ -160,6 +157,14 @@ struct CCoinsCacheEntry {
     // the flags would be a second claim on the same pending write.
     CCoinsCacheEntry(const CCoinsCacheEntry&) = delete;
     CCoinsCacheEntry& operator=(const CCoinsCacheEntry&) = delete;
+    // Takes the coin of an entry built outside a map, to move it into one
+    // (Core's tests do: map.emplace(outpoint, std::move(entry))). The new
+    // entry has no flags. A flagged entry is linked into its cache's list,
+    // which would keep pointing at the old one: moving it asserts.
+    CCoinsCacheEntry(CCoinsCacheEntry&& other) noexcept : coin{std::move(other.coin)}
+    {
+        assert(other.FlagBits() == 0 && other.m_prev == nullptr);
+    }
     ~CCoinsCacheEntry() { SetClean(); }
 
     // Flags are only ever added one at a time and only ever cleared all
@@ -345,30 +350,69 @@ private:
     uint256 m_best_block;
 };
 
-// The abstract UTXO set.
+// The UTXO set as every layer answers for it (Core's pure abstract view):
+// the database, a cache over another view, the empty view. No layer stands
+// for "no backing": that is CoinsViewEmpty. GetCoin and PeekCoin never
+// return a spent coin: a view with none at an outpoint answers nullopt,
+// whatever it keeps there. A cache refuses a spent coin from its parent
+// (std::logic_error), so its spent entries are all its own spends.
 class CCoinsView
 {
 public:
     virtual ~CCoinsView() = default;
 
     // The unspent coin at outpoint, if any.
-    virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const;
+    virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const = 0;
     // The same answer as GetCoin, but no cache on the way down keeps a copy:
     // for a reader (a prefetcher, a one-off lookup) whose coins should not
-    // displace what the caches hold or count against their memory.
-    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const;
-    virtual bool HaveCoin(const COutPoint& outpoint) const;
+    // displace what the caches hold or count against their memory. Core has
+    // no default; this one (GetCoin) is right for a view that caches nothing,
+    // which is how CCoinsViewDB gets its PeekCoin.
+    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
+    virtual bool HaveCoin(const COutPoint& outpoint) const = 0;
     // The block this view's coins are the state after; null when unknown.
-    virtual uint256 GetBestBlock() const;
+    virtual uint256 GetBestBlock() const = 0;
     // Empty, or [new, old] while a multi-batch flush from old to new is not
     // known to have completed (see txdb.h).
-    virtual std::vector<uint256> GetHeadBlocks() const;
+    virtual std::vector<uint256> GetHeadBlocks() const = 0;
     // Applies the DIRTY entries the cursor walks over and sets the best
     // block. Releases every entry unless it throws; when it throws, the
     // entries it did not store stay flagged in the cache (see the cursor).
-    virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block);
-    virtual std::unique_ptr<CCoinsViewCursor> Cursor() const;
-    virtual size_t EstimateSize() const { return 0; }
+    virtual void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) = 0;
+    // Every coin in key order, or null for a view that cannot walk them.
+    virtual std::unique_ptr<CCoinsViewCursor> Cursor() const = 0;
+    // Bytes the view takes on disk, roughly; 0 when unknown.
+    virtual size_t EstimateSize() const = 0;
+};
+
+// The view with no coins (Core's CoinsViewEmpty), for a cache with nothing
+// below it: every read finds nothing, the best block is null, the head
+// blocks are empty, there is no cursor and the size is 0. It stores
+// nothing, so a write to it throws std::logic_error and leaves the writer's
+// entries flagged, where Core's takes them and drops them: a cache flushed
+// into it would otherwise lose its coins without a word. It has no state:
+// Get() is the one instance. A test view that keeps coins of its own
+// derives from it and overrides what it keeps; HaveCoin and PeekCoin go
+// through GetCoin.
+class CoinsViewEmpty : public CCoinsView
+{
+protected:
+    CoinsViewEmpty() = default;
+
+public:
+    static CoinsViewEmpty& Get();
+
+    CoinsViewEmpty(const CoinsViewEmpty&) = delete;
+    CoinsViewEmpty& operator=(const CoinsViewEmpty&) = delete;
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override;
+    bool HaveCoin(const COutPoint& outpoint) const override;
+    uint256 GetBestBlock() const override;
+    std::vector<uint256> GetHeadBlocks() const override;
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
+    std::unique_ptr<CCoinsViewCursor> Cursor() const override;
+    size_t EstimateSize() const override;
 };
 
 // Forwards every call to another view.
@@ -441,10 +485,18 @@ public:
     bool SpendCoin(const COutPoint& outpoint, Coin* moveout = nullptr);
 
     // Writes every change to the parent, then empties this cache: for
-    // when the memory is wanted back.
+    // when the memory is wanted back. Afterwards the parent shows what this
+    // cache showed, best block included, and this cache holds no entry:
+    // nothing flagged, a dirty count of 0 and no coin memory, only the
+    // bucket array kept for the refill. When the parent's BatchWrite
+    // throws, the entries it did not store stay flagged (see the cursor).
     virtual void Flush();
     // Writes every change to the parent and keeps the unspent coins cached,
-    // clean, so that the blocks that follow still find them here.
+    // so that the blocks that follow still find them here. Afterwards the
+    // parent shows what this cache showed, best block included; no entry
+    // here is DIRTY or FRESH (the dirty count is 0), every spent entry is
+    // gone, and every unspent entry is still cached with the same coin,
+    // clean. When the parent's BatchWrite throws, as for Flush.
     void Sync();
 
     // Forgets everything, flagged entries included, and the best block, as

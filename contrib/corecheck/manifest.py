@@ -131,41 +131,69 @@ REWRITES = [
             "static void CheckWriteCoins(",
         ],
     },
-]
-
-# Core cases that do not compile against coinsdb, with the helpers only
-# they use, and why (the API coinsdb lacks). run.sh --explain shows the
-# compiler's first error for each.
-SKIPPED = [
+    # CCoinsView became pure abstract in Core (PR #34124): a bare CCoinsView
+    # can no longer be made, and a test view must override every member.
+    # Core's later code takes CoinsViewEmpty::Get() for an empty root and
+    # derives its test views from CoinsViewEmpty, as its coinscache_sim fuzz
+    # test's CoinsViewBottom does (stored id 55051612295).
     {
+        "id": "empty-root",
         "file": "coins_tests.cpp",
+        "why": "a bare CCoinsView as the empty root in the stored file; CCoinsView is pure abstract in Core "
+               "b88bffe5 and coinsdb, whose empty view is CoinsViewEmpty::Get()",
+        "old": "    CCoinsView root;\n",
+        "new": "    CoinsViewEmpty& root{CoinsViewEmpty::Get()};\n",
+        "count": 3,
         "cases": [
-            "coins_cache_base_simulation_test",
-            "coins_cache_dbbase_simulation_test",
-            "updatecoins_simulation_test",
+            "ccoins_access",
+            "ccoins_spend",
+            "ccoins_add",
+            "ccoins_write",
             "ccoins_addcoin_exception_keeps_usage_balanced",
             "ccoins_emplace_duplicate_keeps_usage_balanced",
         ],
-        "drop": ["struct CacheTest : BasicTestingSetup {"],
-        "why": "coins.h: coinsdb's Coin has a friend operator==; Core's has none, and these cases compare coins "
-               "with the operator== the test file defines, which is then ambiguous",
-    },
-    {
-        "file": "coins_tests.cpp",
-        "cases": ["ccoins_access", "ccoins_spend", "ccoins_add", "ccoins_write"],
         "drop": [
-            "static size_t InsertCoinsMapEntry(",
-            "static void WriteCoinsViewEntry(",
             "class SingleEntryCacheTest",
             "static void CheckAccessCoin(",
             "static void CheckSpendCoins(",
             "static void CheckAddCoin(",
             "static void CheckWriteCoins(",
         ],
-        "why": "coins.h: the table helpers build an entry and move it into the map, map.emplace(OUTPOINT, "
-               "std::move(entry)); CCoinsMap (util/slab_hash_map.h) has no emplace (try_emplace and "
-               "emplace_absent only), and CCoinsCacheEntry cannot be moved (copy deleted, no move constructor)",
     },
+    {
+        "id": "test-view-base",
+        "file": "coins_tests.cpp",
+        "why": "CCoinsViewTest derives from CCoinsView and overrides three of its members in the stored file; with "
+               "CCoinsView pure abstract (Core b88bffe5 and coinsdb) a test view derives from CoinsViewEmpty",
+        "old": "class CCoinsViewTest : public CCoinsView\n",
+        "new": "class CCoinsViewTest : public CoinsViewEmpty\n",
+        "count": 1,
+        "cases": ["coins_cache_base_simulation_test", "updatecoins_simulation_test"],
+        "drop": ["class CCoinsViewTest : public CCoinsView"],
+    },
+    # Core made every GetCoin return unspent coins only (PR #34207): its
+    # CCoinsViewCache::FetchCoin asserts a parent's coin is unspent, and its
+    # test views stopped returning the spent coins they keep. coinsdb's
+    # cache refuses a spent coin from its parent the same way.
+    {
+        "id": "getcoin-unspent-only",
+        "file": "coins_tests.cpp",
+        "why": "CCoinsViewTest::GetCoin returns a spent coin it keeps half the time in the stored file (\"TODO spent "
+               "coins shouldn't be returned\"); in Core b88bffe5 and coinsdb no view's GetCoin returns a spent coin",
+        "old": "            if (!it->second.IsSpent() || m_rng.randbool()) {\n"
+               "                return it->second; // TODO spent coins shouldn't be returned\n",
+        "new": "            if (!it->second.IsSpent()) {\n"
+               "                return it->second;\n",
+        "count": 1,
+        "cases": ["coins_cache_base_simulation_test", "updatecoins_simulation_test"],
+        "drop": ["class CCoinsViewTest : public CCoinsView"],
+    },
+]
+
+# Core cases that do not compile against coinsdb, with the helpers only
+# they use, and why (the API coinsdb lacks). run.sh --explain shows the
+# compiler's first error for each.
+SKIPPED = [
     {
         "file": "coins_tests.cpp",
         "cases": ["coins_resource_is_used"],

@@ -41,10 +41,10 @@ COutPoint MissingOutpoint(const COutPoint& present);
 // at random places in the cache's memory, as a block's inputs do.
 void DeterministicShuffle(std::span<COutPoint> items, uint64_t stream);
 
-// A parent with no coins that accepts every write and keeps none of it.
+// The empty view, but accepting every write and keeping none of it.
 // Under a cache it makes a miss cost only the cache's own lookup plus one
 // virtual call, and a Sync or Flush cost only the child's walk.
-class DiscardingView final : public CCoinsView
+class DiscardingView final : public CoinsViewEmpty
 {
 public:
     void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;

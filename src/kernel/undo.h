@@ -70,8 +70,6 @@ class CTxUndo
 public:
     std::vector<Coin> vprevout;
 
-    friend bool operator==(const CTxUndo&, const CTxUndo&) = default;
-
     template <typename Stream>
     void Serialize(Stream& s) const
     {
@@ -95,8 +93,6 @@ class CBlockUndo
 {
 public:
     std::vector<CTxUndo> vtxundo;
-
-    friend bool operator==(const CBlockUndo&, const CBlockUndo&) = default;
 
     template <typename Stream>
     void Serialize(Stream& s) const { ::Serialize(s, vtxundo); }

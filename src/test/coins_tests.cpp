@@ -14,6 +14,8 @@
 #include <primitives/transaction.h>
 #include <script/script.h>
 #include <test/util/cache_entries.h>
+#include <test/util/cache_internals.h>
+#include <test/util/coin_compare.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
 #include <txdb.h>
@@ -33,6 +35,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -83,7 +86,7 @@ Val ValOf(const Coin& coin)
 {
     if (coin.IsSpent()) return Val::SPENT;
     for (Val val : {Val::V0, Val::V1, Val::V2, Val::MARKER}) {
-        if (coin == CoinOf(val)) return val;
+        if (SameCoin(coin, CoinOf(val))) return val;
     }
     return Val::OTHER;
 }
@@ -124,9 +127,9 @@ int FlagsOf(const WrittenEntry& entry) { return entry.flags; }
 // The bottom of a stack: coins in a std::map, BatchWrite applying DIRTY
 // entries (spent ones as erases). It copies what each BatchWrite hands over
 // so tests can see the (value, flags) a cache gave it, and counts the
-// entries it was shown. m_coins may hold a spent coin on purpose: that is a
-// parent "storing spent coins", the only source of a clean spent entry.
-class TestBaseView final : public CCoinsView
+// entries it was shown. m_coins holds unspent coins only, so GetCoin never
+// returns a spent one, as no view may.
+class TestBaseView final : public CoinsViewEmpty
 {
 public:
     std::map<COutPoint, Coin> m_coins;
@@ -177,13 +180,14 @@ public:
     }
 };
 
-// Makes `base` hold `base_value` at OUTPOINT (SPENT stores a spent coin),
+// Makes `base` hold `base_value` at OUTPOINT (NONE or a coin),
 // then drives `cache`, whose parent is `base`, into the entry state
 // (value, flags) with the public API only.
 void Prepare(TestBaseView& base, CCoinsViewCache& cache, Val base_value, Val value, int flags)
 {
+    BOOST_REQUIRE(base_value != Val::SPENT);
     if (base_value != Val::NONE) base.m_coins[OUTPOINT] = CoinOf(base_value);
-    const bool base_unspent = base_value != Val::NONE && base_value != Val::SPENT;
+    const bool base_unspent = base_value != Val::NONE;
     if (flags == NO_ENTRY) return;
     if (flags == CLEAN) {
         // A miss copies the parent's coin in, unflagged.
@@ -288,7 +292,7 @@ std::string FirstDifference(const std::map<COutPoint, Coin>& a, const std::map<C
 {
     for (const auto& [outpoint, coin] : a) {
         auto it = b.find(outpoint);
-        if (it == b.end() || !(it->second == coin)) {
+        if (it == b.end() || !SameCoin(it->second, coin)) {
             return outpoint.ToString() + ": " + Describe(coin) + " vs " + Describe(it == b.end() ? std::nullopt : std::optional{it->second});
         }
     }
@@ -388,7 +392,7 @@ public:
         m_op = "final flush";
         const auto top_view = m_models.back();
         for (size_t level = m_layers.size(); level-- > 0;) Flush(level);
-        SIM_EXPECT(m_models[0] == top_view, "after flushing every layer: " + FirstDifference(m_models[0], top_view));
+        SIM_EXPECT(SameCoins(m_models[0], top_view), "after flushing every layer: " + FirstDifference(m_models[0], top_view));
         if (m_db) Reopen(/*resize=*/false);
     }
 
@@ -505,7 +509,7 @@ private:
         const bool spent = Top().SpendCoin(outpoint, with_moveout ? &moved : nullptr);
         MarkTouched(outpoint);
         if (it != model.end()) {
-            SIM_EXPECT(spent && (!with_moveout || moved == it->second), "SpendCoin(" + outpoint.ToString() + ") gave " + Describe(moved) + ", expected " + Describe(it->second));
+            SIM_EXPECT(spent && (!with_moveout || SameCoin(moved, it->second)), "SpendCoin(" + outpoint.ToString() + ") gave " + Describe(moved) + ", expected " + Describe(it->second));
             model.erase(it);
             ++m_stats.spends_hit;
         } else {
@@ -525,11 +529,13 @@ private:
         MarkTouched(outpoint);
         ++m_stats.reads;
         switch (m_rand.Below(4)) {
-        case 0: SIM_EXPECT(Top().GetCoin(outpoint) == expected, "GetCoin(" + outpoint.ToString() + ") != " + Describe(expected)); break;
+        case 0:
+            SIM_EXPECT(SameCoin(Top().GetCoin(outpoint), expected), "GetCoin(" + outpoint.ToString() + ") != " + Describe(expected));
+            break;
         case 1: SIM_EXPECT(Top().HaveCoin(outpoint) == expected.has_value(), "HaveCoin(" + outpoint.ToString() + ")"); break;
         case 2: {
             const Coin& coin = Top().AccessCoin(outpoint);
-            SIM_EXPECT(expected ? coin == *expected : coin.IsSpent(), "AccessCoin(" + outpoint.ToString() + ") gave " + Describe(coin));
+            SIM_EXPECT(expected ? SameCoin(coin, *expected) : coin.IsSpent(), "AccessCoin(" + outpoint.ToString() + ") gave " + Describe(coin));
             break;
         }
         default: SIM_EXPECT(!Top().HaveCoinInCache(outpoint) || expected, "HaveCoinInCache(" + outpoint.ToString() + ") without a coin"); break;
@@ -548,7 +554,7 @@ private:
             const size_t usage = top.DynamicMemoryUsage();
             const size_t dirty = top.GetDirtyCount();
             top.EmplaceCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
-            SIM_EXPECT(top.AccessCoin(outpoint) == before && top.DynamicMemoryUsage() == usage && top.GetDirtyCount() == dirty,
+            SIM_EXPECT(SameCoin(top.AccessCoin(outpoint), before) && top.DynamicMemoryUsage() == usage && top.GetDirtyCount() == dirty,
                        "a duplicate emplace changed " + outpoint.ToString());
             ++m_stats.emplaces_ignored;
         } else if (!m_layers.back().maybe_cached.contains(outpoint) && !TopModel().contains(outpoint)) {
@@ -578,22 +584,31 @@ private:
         if (level > 0) m_layers[level - 1].maybe_cached.insert(m_layers[level].maybe_cached.begin(), m_layers[level].maybe_cached.end());
     }
 
+    // Flush's post-condition (coins.h): the layer holds no entry at all,
+    // nothing is flagged or counted and no coin memory is left, only the
+    // bucket array, kept for the refill; the parent took the layer's view.
     void Flush(size_t level)
     {
         Layer& layer = m_layers[level];
+        const CCoinsViewCache& cache = *layer.cache;
         MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         layer.cache->SetBestBlock(block);
         layer.cache->Flush();
-        // Only the bucket array is left, kept for the refill.
-        SIM_EXPECT(layer.cache->GetCacheSize() == 0 && layer.cache->GetDirtyCount() == 0 &&
-                       layer.cache->DynamicMemoryUsage() == layer.cache->RecomputeDynamicMemoryUsage(),
-                   "layer " + std::to_string(level) + " not empty after Flush");
+        const std::string where = "layer " + std::to_string(level) + " after Flush: ";
+        SIM_EXPECT(cache.GetCacheSize() == 0 && CacheMap(cache).empty(), where + std::to_string(cache.GetCacheSize()) + " entries left");
+        SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
+        const CoinsCachePair& sentinel = CacheSentinel(cache);
+        SIM_EXPECT(sentinel.second.Next() == &sentinel && sentinel.second.Prev() == &sentinel, where + "the flagged list is not empty");
+        SIM_EXPECT(CacheUsage(cache) == 0 && cache.DynamicMemoryUsage() == cache.RecomputeDynamicMemoryUsage(), where + "coin memory left");
         layer.maybe_cached.clear();
         CheckWrittenDown(level, block, "flush", m_stats.flushes_below_top, m_stats.flushes_to_base);
     }
 
-    // Like Flush, but the layer keeps its unspent coins, clean.
+    // Sync's post-condition (coins.h): no entry is flagged, every spent
+    // entry is gone, and every unspent one is still cached, clean, with the
+    // coin it had; the parent took the layer's view. Checked on the map
+    // itself, entry by entry.
     void Sync(size_t level)
     {
         Layer& layer = m_layers[level];
@@ -601,18 +616,23 @@ private:
         MarkWrittenDown(level);
         const uint256 block = m_rand.Hash();
         cache.SetBestBlock(block);
-        // What the layer holds before: every cached unspent coin stays.
-        std::set<COutPoint> kept;
-        for (const COutPoint& outpoint : m_universe) {
-            if (cache.HaveCoinInCache(outpoint)) kept.insert(outpoint);
+        std::map<COutPoint, Coin> unspent_before;
+        for (const auto& [outpoint, entry] : CacheMap(cache)) {
+            if (!entry.coin.IsSpent()) unspent_before.emplace(outpoint, entry.coin);
         }
         cache.Sync();
-        SIM_EXPECT(cache.GetDirtyCount() == 0, "layer " + std::to_string(level) + " still has flagged entries after Sync");
-        SIM_EXPECT(cache.GetCacheSize() == kept.size(),
-                   "layer " + std::to_string(level) + " holds " + std::to_string(cache.GetCacheSize()) + " entries after Sync, expected " + std::to_string(kept.size()));
-        for (const COutPoint& outpoint : kept) {
-            SIM_EXPECT(cache.HaveCoinInCache(outpoint), "Sync dropped the unspent coin at " + outpoint.ToString());
+        const std::string where = "layer " + std::to_string(level) + " after Sync: ";
+        SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
+        const CoinsCachePair& sentinel = CacheSentinel(cache);
+        SIM_EXPECT(sentinel.second.Next() == &sentinel, where + "the flagged list is not empty");
+        std::map<COutPoint, Coin> after;
+        for (const auto& [outpoint, entry] : CacheMap(cache)) {
+            SIM_EXPECT(!entry.coin.IsSpent(), where + "spent entry left at " + outpoint.ToString());
+            SIM_EXPECT(!entry.IsDirty() && !entry.IsFresh(), where + "flagged entry at " + outpoint.ToString());
+            after.emplace(outpoint, entry.coin);
         }
+        SIM_EXPECT(SameCoins(after, unspent_before), where + "cached coins changed: " + FirstDifference(after, unspent_before));
+        SIM_EXPECT(cache.DynamicMemoryUsage() == cache.RecomputeDynamicMemoryUsage(), where + "memory accounting off");
         CheckWrittenDown(level, block, "sync", m_stats.syncs_below_top, m_stats.syncs_to_base);
     }
 
@@ -685,7 +705,7 @@ private:
             stored = m_mem_base.m_coins;
             SIM_EXPECT(m_mem_base.m_fresh_over_existing == 0, "a FRESH entry reached the base over an existing coin");
         }
-        SIM_EXPECT(stored == m_models[0], "base contents differ from the model: " + FirstDifference(stored, m_models[0]));
+        SIM_EXPECT(SameCoins(stored, m_models[0]), "base contents differ from the model: " + FirstDifference(stored, m_models[0]));
     }
 
     // Runs inside a flush or sync of layer `level`, before the parent
@@ -708,7 +728,7 @@ private:
             const auto below = parent_view.find(outpoint);
             SIM_EXPECT(!entry.IsFresh() || below == parent_view.end(), "FRESH but the parent has a coin at " + entry_text);
             const auto shown = view.find(outpoint);
-            SIM_EXPECT(entry.coin.IsSpent() ? shown == view.end() : (shown != view.end() && shown->second == entry.coin),
+            SIM_EXPECT(entry.coin.IsSpent() ? shown == view.end() : (shown != view.end() && SameCoin(shown->second, entry.coin)),
                        "entry unlike the layer's view at " + entry_text);
         }
         SIM_EXPECT(listed == cache.GetDirtyCount(), where + "GetDirtyCount() " + std::to_string(cache.GetDirtyCount()) + ", listed " + std::to_string(listed));
@@ -737,8 +757,8 @@ private:
         for (size_t u = 0; u < count && !m_failed; ++u) {
             const auto it = model.find(m_universe[u]);
             const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
-            SIM_EXPECT(view.PeekCoin(m_universe[u]) == expected, "layer " + std::to_string(level) + " peeks " +
-                                                                      Describe(view.PeekCoin(m_universe[u])) + " at " + m_universe[u].ToString() + ", model " + Describe(expected));
+            SIM_EXPECT(SameCoin(view.PeekCoin(m_universe[u]), expected), "layer " + std::to_string(level) + " peeks " +
+                                                                             Describe(view.PeekCoin(m_universe[u])) + " at " + m_universe[u].ToString() + ", model " + Describe(expected));
         }
         for (size_t j = 0; j < m_layers.size(); ++j) {
             SIM_EXPECT(sizes[j] == std::make_pair(m_layers[j].cache->GetCacheSize(), m_layers[j].cache->DynamicMemoryUsage()),
@@ -750,9 +770,9 @@ private:
             const auto it = model.find(outpoint);
             const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
             bool ok = !cached[level][u] || expected;
-            if (method == 0) ok = ok && view.GetCoin(outpoint) == expected;
+            if (method == 0) ok = ok && SameCoin(view.GetCoin(outpoint), expected);
             if (method == 1) ok = ok && view.HaveCoin(outpoint) == expected.has_value();
-            if (method == 2) ok = ok && (expected ? view.AccessCoin(outpoint) == *expected : view.AccessCoin(outpoint).IsSpent());
+            if (method == 2) ok = ok && (expected ? SameCoin(view.AccessCoin(outpoint), *expected) : view.AccessCoin(outpoint).IsSpent());
             SIM_EXPECT(ok, "layer " + std::to_string(level) + " shows " + Describe(view.GetCoin(outpoint)) + " at " + outpoint.ToString() + ", model " + Describe(expected));
         }
         for (size_t j = 0; j <= level; ++j) {
@@ -840,13 +860,11 @@ BOOST_AUTO_TEST_CASE(state_builders_reach_every_valid_state)
         // base        value        flags
         {Val::NONE,    Val::NONE,   NO_ENTRY     },
         {Val::V1,      Val::NONE,   NO_ENTRY     },
-        {Val::SPENT,   Val::SPENT,  CLEAN        },
         {Val::V1,      Val::SPENT,  DIRTY        },
         {Val::V1,      Val::V1,     CLEAN        },
         {Val::V0,      Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY | FRESH},
-        {Val::SPENT,   Val::V1,     DIRTY | FRESH},
     };
     // clang-format on
     for (const Case& c : cases) {
@@ -877,13 +895,11 @@ BOOST_AUTO_TEST_CASE(sync_state_table)
         // base        value        flags          base after   cached entries after
         {Val::NONE,    Val::NONE,   NO_ENTRY,      Val::NONE,   0},
         {Val::V1,      Val::NONE,   NO_ENTRY,      Val::V1,     0},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         Val::SPENT,  1},
         {Val::V1,      Val::SPENT,  DIRTY,         Val::NONE,   0},
         {Val::V1,      Val::V1,     CLEAN,         Val::V1,     1},
         {Val::V0,      Val::V1,     DIRTY,         Val::V1,     1},
         {Val::NONE,    Val::V1,     DIRTY,         Val::V1,     1},
         {Val::NONE,    Val::V1,     DIRTY | FRESH, Val::V1,     1},
-        {Val::SPENT,   Val::V1,     DIRTY | FRESH, Val::V1,     1},
     };
     // clang-format on
     for (const Case& c : cases) {
@@ -906,7 +922,7 @@ BOOST_AUTO_TEST_CASE(sync_state_table)
             BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
             const bool unspent = c.value != Val::NONE && c.value != Val::SPENT;
             BOOST_CHECK_EQUAL(cache.HaveCoinInCache(OUTPOINT), unspent);
-            if (unspent) BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(c.value));
+            if (unspent) BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(c.value)));
             BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), cache.RecomputeDynamicMemoryUsage());
             cache.SanityCheck();
             // Nothing left to write.
@@ -972,8 +988,6 @@ BOOST_AUTO_TEST_CASE(addcoin_state_table)
         // entry is FRESH: a misuse BatchWrite or the database may catch.
         {Val::V1,      Val::NONE,   NO_ENTRY,      false,     Val::V2,     DIRTY | FRESH, false},
         {Val::V1,      Val::NONE,   NO_ENTRY,      true,      Val::V2,     DIRTY,         false},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         false,     Val::V2,     DIRTY | FRESH, false},
-        {Val::SPENT,   Val::SPENT,  CLEAN,         true,      Val::V2,     DIRTY,         false},
         {Val::V1,      Val::V1,     CLEAN,         false,     Val::V1,     CLEAN,         true },
         {Val::V1,      Val::V1,     CLEAN,         true,      Val::V2,     DIRTY,         false},
         {Val::V0,      Val::V1,     DIRTY,         false,     Val::V1,     DIRTY,         true },
@@ -1032,7 +1046,6 @@ BOOST_AUTO_TEST_CASE(spendcoin_state_table)
         // A cached spent entry counts as found, as in Bitcoin Core, although
         // coins.h says SpendCoin "returns false when there is no unspent
         // coin". Re-spending changes nothing below.
-        {Val::SPENT,   Val::SPENT,  CLEAN,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
         {Val::V1,      Val::SPENT,  DIRTY,         true,    Val::SPENT,   Val::SPENT,  DIRTY   },
     };
     // clang-format on
@@ -1072,9 +1085,6 @@ BOOST_AUTO_TEST_CASE(accesscoin_state_table)
         //             value        flags                       value        flags
         {Val::NONE,    Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::NONE,   NO_ENTRY     },
         {Val::V1,      Val::NONE,   NO_ENTRY,      Val::V1,     Val::V1,     CLEAN        },
-        // A parent storing spent coins hands one over; it is cached as is.
-        {Val::SPENT,   Val::NONE,   NO_ENTRY,      Val::SPENT,  Val::SPENT,  CLEAN        },
-        {Val::SPENT,   Val::SPENT,  CLEAN,         Val::SPENT,  Val::SPENT,  CLEAN        },
         {Val::V1,      Val::V1,     CLEAN,         Val::V1,     Val::V1,     CLEAN        },
         {Val::V0,      Val::V1,     DIRTY,         Val::V1,     Val::V1,     DIRTY        },
         {Val::NONE,    Val::V1,     DIRTY | FRESH, Val::V1,     Val::V1,     DIRTY | FRESH},
@@ -1096,6 +1106,51 @@ BOOST_AUTO_TEST_CASE(accesscoin_state_table)
             BOOST_CHECK_EQUAL(cache.GetCoin(OUTPOINT).has_value(), unspent);
             BOOST_CHECK_EQUAL(cache.GetDirtyCount(), size_t{c.result_flags != NO_ENTRY && (c.result_flags & DIRTY) != 0});
             CheckObserved(FlushAndObserve(cache, base), c.result_value, c.result_flags);
+        }
+    }
+}
+
+// No view's GetCoin (or PeekCoin) returns a spent coin. A parent that does
+// is refused with std::logic_error by every read that would cache its
+// answer, through GetCoin for a plain cache and PeekCoin for an overlay,
+// and nothing is cached: a clean spent entry would be a state no cache may
+// hold (coins.h). The cache stays usable.
+BOOST_AUTO_TEST_CASE(spent_coin_from_the_parent_is_refused)
+{
+    struct SpentAtOutpoint final : CoinsViewEmpty {
+        std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+        {
+            if (outpoint == OUTPOINT) return Coin{};
+            return std::nullopt;
+        }
+    };
+    const char* const refused = "CCoinsViewCache: the parent view returned a spent coin";
+    const std::vector<std::pair<const char*, std::function<void(CCoinsViewCache&)>>> reads{
+        {"AccessCoin", [](CCoinsViewCache& cache) { cache.AccessCoin(OUTPOINT); }},
+        {"GetCoin", [](CCoinsViewCache& cache) { cache.GetCoin(OUTPOINT); }},
+        {"HaveCoin", [](CCoinsViewCache& cache) { cache.HaveCoin(OUTPOINT); }},
+        {"SpendCoin", [](CCoinsViewCache& cache) { cache.SpendCoin(OUTPOINT); }},
+    };
+    SpentAtOutpoint parent;
+    for (const bool overlay : {false, true}) {
+        for (const auto& [name, read] : reads) {
+            BOOST_TEST_CONTEXT(name << (overlay ? " through an overlay" : ""))
+            {
+                std::unique_ptr<CCoinsViewCache> cache;
+                if (overlay) {
+                    cache = std::make_unique<CoinsViewOverlay>(&parent, nullptr, /*deterministic=*/true);
+                } else {
+                    cache = std::make_unique<CCoinsViewCache>(&parent, /*deterministic=*/true);
+                }
+                const size_t usage = cache->DynamicMemoryUsage();
+                BOOST_CHECK_EXCEPTION(read(*cache), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+                BOOST_CHECK_EQUAL(cache->GetCacheSize(), 0U);
+                BOOST_CHECK_EQUAL(cache->GetDirtyCount(), 0U);
+                BOOST_CHECK_EQUAL(cache->DynamicMemoryUsage(), usage);
+                cache->SanityCheck();
+                // Other outpoints read as before.
+                BOOST_CHECK(!cache->HaveCoin(COutPoint{}));
+            }
         }
     }
 }
@@ -1128,16 +1183,6 @@ BOOST_AUTO_TEST_CASE(batchwrite_state_table)
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  FRESH,          Val::NONE,   NO_ENTRY,      false},
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
         {Val::NONE,     NO_ENTRY,       Val::SPENT,  DIRTY | FRESH,  Val::NONE,   NO_ENTRY,      false},
-
-        {Val::SPENT,    CLEAN,          Val::NONE,   NO_ENTRY,       Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     CLEAN,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     FRESH,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY,          Val::V2,     DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::V2,     DIRTY | FRESH,  Val::V2,     DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  CLEAN,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  FRESH,          Val::SPENT,  CLEAN,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY,          Val::SPENT,  DIRTY,         false},
-        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY | FRESH,  Val::SPENT,  DIRTY,         false},
 
         {Val::SPENT,    DIRTY,          Val::NONE,   NO_ENTRY,       Val::SPENT,  DIRTY,         false},
         {Val::SPENT,    DIRTY,          Val::V2,     CLEAN,          Val::SPENT,  DIRTY,         false},
@@ -1232,7 +1277,7 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         base.m_coins[OUTPOINT] = CoinOf(Val::V1);
         CCoinsViewCache parent{&base, /*deterministic=*/true};
         CCoinsViewCache child{&parent, /*deterministic=*/true};
-        BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+        BOOST_CHECK(SameCoin(parent.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
         // Misuse: the child does not look below before vouching.
         child.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false);
         BOOST_CHECK_EXCEPTION(child.Flush(), std::logic_error, [](const auto& e) { return HasMessage(e, FRESH_ERROR); });
@@ -1246,7 +1291,7 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         CCoinsViewCache child{&parent, /*deterministic=*/true};
         Coin moved;
         BOOST_CHECK(child.SpendCoin(OUTPOINT, &moved));
-        BOOST_CHECK(moved == CoinOf(Val::V1));
+        BOOST_CHECK(SameCoin(moved, CoinOf(Val::V1)));
         child.AddCoin(other, CoinOf(Val::V2), /*possible_overwrite=*/false);
         child.SetBestBlock(BLOCK_A);
         child.Flush();
@@ -1254,14 +1299,14 @@ BOOST_AUTO_TEST_CASE(flush_through_stacked_caches)
         BOOST_CHECK_EQUAL(parent.GetCacheSize(), 2U);
         BOOST_CHECK_EQUAL(parent.GetDirtyCount(), 2U);
         BOOST_CHECK(!parent.HaveCoin(OUTPOINT));
-        BOOST_CHECK(parent.AccessCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(SameCoin(parent.AccessCoin(other), CoinOf(Val::V2)));
         BOOST_CHECK(parent.GetBestBlock() == BLOCK_A);
         BOOST_CHECK(base.HaveCoin(OUTPOINT));
         base.m_writer = &parent;
         parent.Flush();
         BOOST_CHECK_EQUAL(base.m_writer_reported_usage, base.m_writer_recomputed_usage);
         BOOST_CHECK(!base.HaveCoin(OUTPOINT));
-        BOOST_CHECK(base.GetCoin(other) == CoinOf(Val::V2));
+        BOOST_CHECK(SameCoin(base.GetCoin(other), CoinOf(Val::V2)));
         BOOST_CHECK(FlagsOf(base.m_last_write.at(other)) == (DIRTY | FRESH));
         BOOST_CHECK(FlagsOf(base.m_last_write.at(OUTPOINT)) == DIRTY);
         BOOST_CHECK(base.GetBestBlock() == BLOCK_A);
@@ -1348,7 +1393,7 @@ BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
     CCoinsViewCache cache{&base, /*deterministic=*/true};
     Coin moved;
 
-    BOOST_CHECK(cache.AccessCoin(outpoint(0)) == CoinOf(Val::V0));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(outpoint(0)), CoinOf(Val::V0)));
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
     cache.AddCoin(outpoint(3), CoinOf(Val::V1), /*possible_overwrite=*/false);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
@@ -1379,6 +1424,66 @@ BOOST_AUTO_TEST_CASE(dirty_count_counts_dirty_entries)
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
 }
 
+// The dirty count follows the DIRTY flag alone: a spend, or a parent's
+// BatchWrite of a spend, that erases a FRESH entry takes one off the count
+// only when that entry was DIRTY. Each (spent?, DIRTY, FRESH) state is put
+// into the cache's map directly, the ones a cache never makes included
+// (FRESH alone, spent and clean), as Bitcoin Core's tables start from them;
+// every state after the operation is a valid one.
+BOOST_AUTO_TEST_CASE(dirty_count_drops_only_for_dirty_entries)
+{
+    struct Case {
+        Val value;
+        int flags;
+        Val result_value;
+        int result_flags;
+    };
+    // clang-format off
+    const Case cases[]{
+        // entry before                 after a spend, or a spent DIRTY child written in
+        // value        flags           value        flags
+        {Val::V1,       CLEAN,          Val::SPENT,  DIRTY   },
+        {Val::V1,       DIRTY,          Val::SPENT,  DIRTY   },
+        {Val::V1,       FRESH,          Val::NONE,   NO_ENTRY},
+        {Val::V1,       DIRTY | FRESH,  Val::NONE,   NO_ENTRY},
+        {Val::SPENT,    CLEAN,          Val::SPENT,  DIRTY   },
+        {Val::SPENT,    DIRTY,          Val::SPENT,  DIRTY   },
+        {Val::SPENT,    FRESH,          Val::NONE,   NO_ENTRY},
+        {Val::SPENT,    DIRTY | FRESH,  Val::NONE,   NO_ENTRY},
+    };
+    // clang-format on
+    for (const Case& c : cases) {
+        for (const bool by_batch_write : {false, true}) {
+            BOOST_TEST_CONTEXT("entry " << Describe(c.value, c.flags) << (by_batch_write ? ", BatchWrite" : ", SpendCoin"))
+            {
+                TestBaseView base;
+                CCoinsViewCache cache{&base, /*deterministic=*/true};
+                auto [it, inserted] = CacheMap(cache).emplace(OUTPOINT, CoinOf(c.value));
+                BOOST_REQUIRE(inserted);
+                CacheUsage(cache) += it->second.coin.DynamicMemoryUsage();
+                if (c.flags & DIRTY) ++CacheDirtyCount(cache);
+                SetFlags(*it, CacheSentinel(cache), c.flags);
+
+                if (by_batch_write) {
+                    FlaggedMap child;
+                    child.Add(OUTPOINT, Coin{}, DIRTY);
+                    child.WriteTo(cache, BLOCK_A);
+                } else {
+                    BOOST_CHECK(cache.SpendCoin(OUTPOINT));
+                }
+                const auto after = CacheMap(cache).find(OUTPOINT);
+                if (after == CacheMap(cache).end()) {
+                    CheckObserved({Val::NONE, NO_ENTRY}, c.result_value, c.result_flags);
+                } else {
+                    CheckObserved({ValOf(after->second.coin), FlagsOf(after->second)}, c.result_value, c.result_flags);
+                }
+                BOOST_CHECK_EQUAL(cache.GetDirtyCount(), c.result_flags == NO_ENTRY ? 0U : 1U);
+                cache.SanityCheck();
+            }
+        }
+    }
+}
+
 // The snapshot-loading shortcut: DIRTY but never FRESH (the parent is not
 // consulted, so nothing is known about it), and a duplicate is ignored.
 BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
@@ -1392,11 +1497,11 @@ BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
     cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V1));
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     const size_t usage = cache.DynamicMemoryUsage();
 
     cache.EmplaceCoinInternalDANGER(COutPoint{OUTPOINT}, CoinOf(Val::V2));
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
     BOOST_CHECK_EQUAL(cache.GetCacheSize(), 1U);
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
@@ -1410,7 +1515,7 @@ BOOST_AUTO_TEST_CASE(emplace_coin_internal_danger)
     CheckObserved(FlushAndObserve(cache, base), Val::V1, DIRTY);
     BOOST_CHECK(FlagsOf(base.m_last_write.at(spent_outpoint)) == DIRTY);
     BOOST_CHECK(base.m_last_write.at(spent_outpoint).coin.IsSpent());
-    BOOST_CHECK(base.GetCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(base.GetCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK(!base.GetCoin(spent_outpoint));
 }
 
@@ -1447,7 +1552,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
 
     cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
     BOOST_CHECK_NO_THROW(cache.AddCoin(OUTPOINT, Coin{CTxOut{5, CScript{OP_RETURN}}, 1, false}, /*possible_overwrite=*/false));
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
 
     std::vector<Coin> spendable_coins;
     for (uint32_t i = 0; i < spendable.size(); ++i) {
@@ -1461,10 +1566,67 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_are_not_added)
     cache.SetBestBlock(BLOCK_A);
     cache.Flush();
     for (uint32_t i = 0; i < unspendable.size(); ++i) BOOST_CHECK(!db.HaveCoin(outpoint(i)));
-    for (uint32_t i = 0; i < spendable.size(); ++i) BOOST_CHECK(db.GetCoin(outpoint(100 + i)) == spendable_coins[i]);
+    for (uint32_t i = 0; i < spendable.size(); ++i) BOOST_CHECK(SameCoin(db.GetCoin(outpoint(100 + i)), spendable_coins[i]));
     size_t stored = 0;
     for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++stored;
     BOOST_CHECK_EQUAL(stored, 1 + spendable.size());
+}
+
+// CoinsViewEmpty: one shared instance that finds nothing and stores
+// nothing. A cache flushed or synced into it gets an exception and keeps
+// every change, flagged as before; a view derived from it answers HaveCoin
+// and PeekCoin through its own GetCoin. CCoinsView itself is abstract: the
+// empty view is the only view of nothing.
+BOOST_AUTO_TEST_CASE(empty_view_finds_nothing_and_refuses_writes)
+{
+    static_assert(std::is_abstract_v<CCoinsView>);
+    static_assert(!std::is_default_constructible_v<CoinsViewEmpty> && !std::is_copy_constructible_v<CoinsViewEmpty>);
+    CoinsViewEmpty& empty = CoinsViewEmpty::Get();
+    BOOST_CHECK(&empty == &CoinsViewEmpty::Get());
+    for (const COutPoint& outpoint : {OUTPOINT, COutPoint{}, COutPoint{HashFromByte(0x01), 0}}) {
+        BOOST_CHECK(!empty.GetCoin(outpoint));
+        BOOST_CHECK(!empty.PeekCoin(outpoint));
+        BOOST_CHECK(!empty.HaveCoin(outpoint));
+    }
+    BOOST_CHECK(empty.GetBestBlock().IsNull());
+    BOOST_CHECK(empty.GetHeadBlocks().empty());
+    BOOST_CHECK(empty.Cursor() == nullptr);
+    BOOST_CHECK_EQUAL(empty.EstimateSize(), 0U);
+
+    const char* const refused = "CoinsViewEmpty::BatchWrite: this view stores nothing";
+    for (const bool flush : {true, false}) {
+        BOOST_TEST_CONTEXT((flush ? "Flush" : "Sync"))
+        {
+            CCoinsViewCache cache{&empty, /*deterministic=*/true};
+            BOOST_CHECK(cache.GetBestBlock().IsNull());
+            cache.AddCoin(OUTPOINT, CoinOf(Val::V1), /*possible_overwrite=*/false);
+            cache.SetBestBlock(BLOCK_A);
+            const size_t usage = cache.DynamicMemoryUsage();
+            if (flush) {
+                BOOST_CHECK_EXCEPTION(cache.Flush(), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+            } else {
+                BOOST_CHECK_EXCEPTION(cache.Sync(), std::logic_error, [&](const auto& e) { return HasMessage(e, refused); });
+            }
+            BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
+            BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 1U);
+            BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
+            cache.SanityCheck();
+            cache.Reset();
+        }
+    }
+
+    struct OneCoin final : CoinsViewEmpty {
+        std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+        {
+            if (outpoint == OUTPOINT) return CoinOf(Val::V2);
+            return std::nullopt;
+        }
+    };
+    const OneCoin one;
+    BOOST_CHECK(one.HaveCoin(OUTPOINT));
+    BOOST_CHECK(SameCoin(one.PeekCoin(OUTPOINT), CoinOf(Val::V2)));
+    BOOST_CHECK(!one.HaveCoin(COutPoint{}));
+    BOOST_CHECK(!one.PeekCoin(COutPoint{}));
 }
 
 // Randomized stacks over the in-memory base: see CoinsStackSim.
@@ -1506,7 +1668,7 @@ BOOST_AUTO_TEST_CASE(addcoin_throw_keeps_memory_accounting)
     const size_t usage = cache.DynamicMemoryUsage();
     BOOST_CHECK_EXCEPTION(cache.AddCoin(OUTPOINT, CoinOf(Val::V2), /*possible_overwrite=*/false), std::logic_error,
                           [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
-    BOOST_CHECK(cache.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(cache.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
     BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), usage);
     base.m_writer = &cache;
     cache.Flush();
@@ -1572,16 +1734,16 @@ BOOST_AUTO_TEST_CASE(addcoins_state_table)
             TestBaseView base;
             if (c.parent != Val::NONE) base.m_coins[out0] = CoinOf(c.parent);
             CCoinsViewCache cache{&base, /*deterministic=*/true};
-            if (c.cached) BOOST_REQUIRE(cache.AccessCoin(out0) == CoinOf(c.parent));
+            if (c.cached) BOOST_REQUIRE(SameCoin(cache.AccessCoin(out0), CoinOf(c.parent)));
             if (c.flags == NO_ENTRY) {
                 BOOST_CHECK_EXCEPTION(AddCoins(cache, tx, 77, c.check_for_overwrite), std::logic_error,
                                       [](const auto& e) { return HasMessage(e, OVERWRITE_ERROR); });
-                BOOST_CHECK(cache.AccessCoin(out0) == CoinOf(c.parent));
+                BOOST_CHECK(SameCoin(cache.AccessCoin(out0), CoinOf(c.parent)));
                 continue;
             }
             AddCoins(cache, tx, 77, c.check_for_overwrite);
             for (uint32_t n : {0u, 2u}) {
-                BOOST_CHECK(cache.AccessCoin(COutPoint{tx.GetHash(), n}) == (Coin{tx.vout[n], 77, c.coinbase}));
+                BOOST_CHECK(SameCoin(cache.AccessCoin(COutPoint{tx.GetHash(), n}), Coin{tx.vout[n], 77, c.coinbase}));
                 BOOST_CHECK_EQUAL(cache.AccessCoin(COutPoint{tx.GetHash(), n}).IsCoinBase(), c.coinbase);
             }
             // The OP_RETURN output never becomes a coin.
@@ -1590,7 +1752,7 @@ BOOST_AUTO_TEST_CASE(addcoins_state_table)
             BOOST_CHECK_EQUAL(base.m_last_write.size(), 2U);
             BOOST_CHECK_EQUAL(Describe(ValOf(base.m_last_write.at(out0).coin), base.m_last_write.at(out0).flags),
                               Describe(Val::OTHER, c.flags));
-            BOOST_CHECK(base.GetCoin(out0) == (Coin{tx.vout[0], 77, c.coinbase}));
+            BOOST_CHECK(SameCoin(base.GetCoin(out0), Coin{tx.vout[0], 77, c.coinbase}));
         }
     }
 }
@@ -1630,7 +1792,7 @@ BOOST_AUTO_TEST_CASE(peekcoin_fills_no_cache)
         {
             BOOST_CHECK_EQUAL(Describe(top.PeekCoin(outpoint(n))), Describe(expected[n]));
             // The database's PeekCoin is its GetCoin.
-            BOOST_CHECK(db.PeekCoin(outpoint(n)) == db.GetCoin(outpoint(n)));
+            BOOST_CHECK(SameCoin(db.PeekCoin(outpoint(n)), db.GetCoin(outpoint(n))));
         }
     }
     BOOST_CHECK_EQUAL(top.GetCacheSize(), top_entries);
@@ -1690,7 +1852,7 @@ BOOST_AUTO_TEST_CASE(reset_guard_against_model)
                 }
                 default: {
                     const auto it = pending.find(outpoint);
-                    BOOST_CHECK(ephemeral.GetCoin(outpoint) == (it == pending.end() ? std::nullopt : std::optional{it->second}));
+                    BOOST_CHECK(SameCoin(ephemeral.GetCoin(outpoint), it == pending.end() ? std::nullopt : std::optional{it->second}));
                 }
                 }
             }
@@ -1726,10 +1888,10 @@ BOOST_AUTO_TEST_CASE(reset_guard_against_model)
                 BOOST_REQUIRE(cursor->GetKey(outpoint) && cursor->GetValue(coin));
                 stored.emplace(outpoint, coin);
             }
-            BOOST_CHECK_MESSAGE(stored == model, FirstDifference(stored, model));
+            BOOST_CHECK_MESSAGE(SameCoins(stored, model), FirstDifference(stored, model));
             for (const COutPoint& outpoint : universe) {
                 const auto it = model.find(outpoint);
-                BOOST_CHECK(ephemeral.PeekCoin(outpoint) == (it == model.end() ? std::nullopt : std::optional{it->second}));
+                BOOST_CHECK(SameCoin(ephemeral.PeekCoin(outpoint), it == model.end() ? std::nullopt : std::optional{it->second}));
             }
         }
     }
@@ -1797,7 +1959,7 @@ BOOST_AUTO_TEST_CASE(cursor_without_usage)
     parent.BatchWrite(cursor, BLOCK_A);
     BOOST_CHECK_EQUAL(flagged.dirty_count, 0U);
     BOOST_CHECK_EQUAL(flagged.usage, usage);
-    BOOST_CHECK(parent.AccessCoin(OUTPOINT) == CoinOf(Val::V1));
+    BOOST_CHECK(SameCoin(parent.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

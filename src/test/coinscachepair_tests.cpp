@@ -1,16 +1,19 @@
 // The flagged list of CCoinsCacheEntry on its own (coins.h): entries join at
 // the tail on their first flag, stay put on later flags, leave on SetClean()
-// or destruction, and the sentinel links to itself when the list is empty.
-// Random sequences of those operations are compared with a std::list model.
+// or destruction, and the sentinel links to itself when the list is empty;
+// only an entry on no list moves. Random sequences of those operations are
+// compared with a std::list model.
 
 #include <coins.h>
 #include <test/util/cache_entries.h>
+#include <test/util/coin_compare.h>
 
 #include <boost/test/unit_test.hpp>
 
 #include <list>
 #include <map>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -137,6 +140,61 @@ BOOST_AUTO_TEST_CASE(rehash_keeps_links)
         if (flag) expected.push_back(i);
     }
     BOOST_CHECK(ReadList(flagged) == expected);
+}
+
+// An entry built outside a map moves into one, as Core's tests move theirs
+// (map.emplace(outpoint, std::move(entry))): the coin goes with it, its
+// script's heap block included, and the new entry carries no flags and no
+// links until it is flagged in the map. Copies stay impossible, and so does
+// moving a flagged entry (an assert, which a test cannot survive).
+BOOST_AUTO_TEST_CASE(unflagged_entry_moves_into_a_map)
+{
+    static_assert(std::is_nothrow_move_constructible_v<CCoinsCacheEntry>);
+    static_assert(!std::is_copy_constructible_v<CCoinsCacheEntry>);
+    static_assert(!std::is_move_assignable_v<CCoinsCacheEntry>);
+    struct Case {
+        const char* what;
+        Coin coin;
+        bool script_on_heap;
+    };
+    // clang-format off
+    const Case cases[]{
+        // what            coin                                                      script on heap
+        {"spent",          Coin{},                                                   false},
+        {"inline script",  Coin{CTxOut{7, CScript(SCRIPT_INLINE_BYTES, 0x51)}, 3, true}, false},
+        {"heap script",    Coin{CTxOut{8, CScript(SCRIPT_INLINE_BYTES + 1, 0x52)}, 4, false}, true},
+    };
+    // clang-format on
+    uint32_t id = 0;
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT(c.what)
+        {
+            CCoinsCacheEntry built{Coin{c.coin}};
+            const size_t heap = built.coin.DynamicMemoryUsage();
+            BOOST_CHECK_EQUAL(heap > 0, c.script_on_heap);
+
+            CCoinsCacheEntry moved{std::move(built)};
+            BOOST_CHECK(SameCoin(moved.coin, c.coin));
+            BOOST_CHECK_EQUAL(moved.coin.IsSpent(), c.coin.IsSpent());
+            BOOST_CHECK_EQUAL(FlagsOf(moved), 0);
+            BOOST_CHECK(moved.Next() == nullptr && moved.Prev() == nullptr);
+            // Moved, not copied: the heap block changed hands.
+            BOOST_CHECK_EQUAL(moved.coin.DynamicMemoryUsage(), heap);
+            BOOST_CHECK_EQUAL(built.coin.DynamicMemoryUsage(), 0U);
+
+            FlaggedMap flagged;
+            flagged.Add(OutpointOf(100), SomeCoin(100), DIRTY);
+            const COutPoint outpoint = OutpointOf(id++);
+            auto [it, inserted] = flagged.map.try_emplace(outpoint, std::move(moved));
+            BOOST_CHECK(inserted);
+            BOOST_CHECK(SameCoin(it->second.coin, c.coin));
+            BOOST_CHECK_EQUAL(it->second.coin.DynamicMemoryUsage(), heap);
+            BOOST_CHECK_EQUAL(FlagsOf(it->second), 0);
+            BOOST_CHECK(ReadList(flagged) == Ids({100}));
+            SetFlags(*it, flagged.sentinel, DIRTY);
+            BOOST_CHECK(ReadList(flagged) == Ids({100, outpoint.n}));
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(random_operations_match_a_model)

@@ -5,6 +5,7 @@
 #include <coins.h>
 #include <compressor.h>
 #include <streams.h>
+#include <test/util/coin_compare.h>
 #include <test/util/stream_helpers.h>
 
 #include <boost/test/unit_test.hpp>
@@ -447,7 +448,7 @@ BOOST_AUTO_TEST_CASE(coin_example_from_coins_h)
     DataStream stream{ParseHexOrThrow(expected)};
     Coin decoded;
     stream >> decoded;
-    BOOST_CHECK(decoded == coin);
+    BOOST_CHECK(SameCoin(decoded, coin));
     BOOST_CHECK_EQUAL(decoded.nHeight, 1U);
     BOOST_CHECK(decoded.IsCoinBase());
     BOOST_CHECK_EQUAL(decoded.out.nValue, 50 * COIN);

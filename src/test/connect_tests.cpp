@@ -18,6 +18,7 @@
 #include <kernel/pow.h>
 #include <kernel/undo.h>
 #include <streams.h>
+#include <test/util/coin_compare.h>
 #include <test/util/setup.h>
 #include <test/util/vectors.h>
 #include <txdb.h>
@@ -68,7 +69,7 @@ void CheckSameCoins(const CoinMap& actual, const CoinMap& expected, const std::s
     BOOST_CHECK_MESSAGE(actual.size() == expected.size(), what << ": " << actual.size() << " coins, expected " << expected.size());
     for (const auto& [outpoint, coin] : expected) {
         const auto found = actual.find(outpoint);
-        if (found == actual.end() || !(found->second == coin)) {
+        if (found == actual.end() || !SameCoin(found->second, coin)) {
             BOOST_ERROR(what << ": coin " << outpoint.ToString() << (found == actual.end() ? " missing" : " differs"));
             return;
         }
@@ -700,7 +701,7 @@ void CheckConnectDisconnectRoundTrip(std::optional<int> overlay_workers)
         model = std::move(next);
         add_outputs(*block.vtx[0], height);
         chain.ConnectOrFail(block);
-        BOOST_REQUIRE(chain.Undo(height) == expected_undo);
+        BOOST_REQUIRE(SameUndo(chain.Undo(height), expected_undo));
         CheckSameCoins(chain.Coins(), model, "connected height " + std::to_string(height));
         BOOST_CHECK_EQUAL(chain.View().GetBestBlock().GetHex(), block.GetHash().GetHex());
         history.push_back(model);
@@ -811,7 +812,7 @@ BOOST_AUTO_TEST_CASE(disconnect_onto_existing_coin_is_unclean)
     const Coin spent_coin = chain.Undo(102).vtxundo.at(0).vprevout.at(0);
     chain.View().AddCoin(input, Coin{spent_coin}, /*possible_overwrite=*/false);
     BOOST_CHECK(chain.DisconnectTip() == DisconnectResult::UNCLEAN);
-    BOOST_CHECK(chain.View().AccessCoin(input) == spent_coin);
+    BOOST_CHECK(SameCoin(chain.View().AccessCoin(input), spent_coin));
     BOOST_CHECK_EQUAL(chain.Coins().size(), 101u);
 }
 
@@ -1044,8 +1045,8 @@ BOOST_AUTO_TEST_CASE(overlay_agrees_with_plain_cache_randomized)
                     BOOST_REQUIRE_EQUAL(serial_ok, overlay_ok);
                     BOOST_CHECK_EQUAL(plain_state.ToString(), overlay_state.ToString());
                     BOOST_CHECK_EQUAL(serial_state.ToString(), overlay_state.ToString());
-                    BOOST_CHECK(plain_undo == overlay_undo);
-                    BOOST_CHECK(serial_undo == overlay_undo);
+                    BOOST_CHECK(SameUndo(plain_undo, overlay_undo));
+                    BOOST_CHECK(SameUndo(serial_undo, overlay_undo));
                     BOOST_CHECK_EQUAL(serial.View().GetCacheSize(), overlay.View().GetCacheSize());
                     BOOST_CHECK_EQUAL(serial.View().DynamicMemoryUsage(), overlay.View().DynamicMemoryUsage());
                     BOOST_CHECK_EQUAL(serial.View().GetDirtyCount(), overlay.View().GetDirtyCount());
@@ -1123,8 +1124,7 @@ BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
     for (const Case& c : cases) {
         BOOST_TEST_CONTEXT("view state " << static_cast<int>(c.at) << ", undo kind " << static_cast<int>(c.undo))
         {
-            CCoinsView empty;
-            CCoinsViewCache parent{&empty};
+            CCoinsViewCache parent{&CoinsViewEmpty::Get()};
             CCoinsViewCache view{&parent};
             if (c.at != At::NOTHING) parent.AddCoin(out, Coin{other}, /*possible_overwrite=*/false);
             if (c.at == At::SPENT_HERE) BOOST_REQUIRE(view.SpendCoin(out));
@@ -1135,18 +1135,18 @@ BOOST_AUTO_TEST_CASE(apply_tx_in_undo_table)
             const Coin undo = undo_coin(c.undo);
             BOOST_CHECK_EQUAL(ApplyTxInUndo(Coin{undo}, view, out), static_cast<int>(c.result));
             if (c.result == DisconnectResult::FAILED) {
-                BOOST_CHECK(view.GetCoin(out) == before);
+                BOOST_CHECK(SameCoin(view.GetCoin(out), before));
                 BOOST_CHECK_EQUAL(view.GetCacheSize(), entries);
                 BOOST_CHECK_EQUAL(view.DynamicMemoryUsage(), usage);
                 continue;
             }
             const std::optional<Coin> restored = view.GetCoin(out);
             BOOST_REQUIRE(restored);
-            BOOST_CHECK(*restored == undo);
+            BOOST_CHECK(SameCoin(*restored, undo));
             BOOST_CHECK_EQUAL(restored->IsCoinBase(), undo.IsCoinBase());
             BOOST_CHECK_EQUAL(restored->nHeight, undo.nHeight);
             view.Flush();
-            BOOST_CHECK(parent.GetCoin(out) == undo);
+            BOOST_CHECK(SameCoin(parent.GetCoin(out), undo));
         }
     }
 }
@@ -1163,7 +1163,7 @@ BOOST_AUTO_TEST_CASE(update_coins_then_apply_undo)
     UpdateCoins(coinbase, view, coinbase_undo, 10);
     BOOST_CHECK(coinbase_undo.vprevout.empty());
     const COutPoint a{coinbase.GetHash(), 0};
-    BOOST_CHECK(view.AccessCoin(a) == (Coin{coinbase.vout[0], 10, true}));
+    BOOST_CHECK(SameCoin(view.AccessCoin(a), Coin{coinbase.vout[0], 10, true}));
     BOOST_CHECK(view.AccessCoin(a).IsCoinBase());
     const CTransaction funding{MakeSpend({a}, {30 * COIN, 20 * COIN}, 100)};
     CTxUndo funding_undo;
@@ -1179,12 +1179,12 @@ BOOST_AUTO_TEST_CASE(update_coins_then_apply_undo)
     CTxUndo undo;
     UpdateCoins(tx, view, undo, 30);
     BOOST_REQUIRE_EQUAL(undo.vprevout.size(), 2U);
-    BOOST_CHECK(undo.vprevout[0] == start.at(c));
-    BOOST_CHECK(undo.vprevout[1] == start.at(b));
+    BOOST_CHECK(SameCoin(undo.vprevout[0], start.at(c)));
+    BOOST_CHECK(SameCoin(undo.vprevout[1], start.at(b)));
     BOOST_CHECK_EQUAL(undo.vprevout[0].nHeight, 20U);
     BOOST_CHECK(!view.HaveCoin(b) && !view.HaveCoin(c));
     for (uint32_t n = 0; n < 3; ++n) {
-        BOOST_CHECK(view.AccessCoin(COutPoint{tx.GetHash(), n}) == (Coin{tx.vout[n], 30, false}));
+        BOOST_CHECK(SameCoin(view.AccessCoin(COutPoint{tx.GetHash(), n}), Coin{tx.vout[n], 30, false}));
     }
 
     for (uint32_t n = 0; n < 3; ++n) BOOST_CHECK(view.SpendCoin(COutPoint{tx.GetHash(), n}));
@@ -1246,7 +1246,7 @@ BOOST_AUTO_TEST_CASE(update_coins_and_undo_against_model)
             UpdateCoins(tx, top, undo, height);
             BOOST_REQUIRE_EQUAL(undo.vprevout.size(), spent.size());
             for (size_t j = 0; j < spent.size(); ++j) {
-                BOOST_CHECK(undo.vprevout[j] == spent[j]);
+                BOOST_CHECK(SameCoin(undo.vprevout[j], spent[j]));
                 model.erase(tx.vin[j].prevout);
             }
             for (uint32_t n = 0; n < tx.vout.size(); ++n) {
@@ -1267,7 +1267,7 @@ BOOST_AUTO_TEST_CASE(update_coins_and_undo_against_model)
             for (uint32_t n = 0; n < tx.vout.size(); ++n) {
                 const COutPoint out{tx.GetHash(), n};
                 Coin moved;
-                BOOST_CHECK(top.SpendCoin(out, &moved) && moved == model.at(out));
+                BOOST_CHECK(top.SpendCoin(out, &moved) && SameCoin(moved, model.at(out)));
                 model.erase(out);
             }
             for (size_t j = tx.vin.size(); j-- > 0 && !tx.IsCoinBase();) {
@@ -1289,7 +1289,7 @@ BOOST_AUTO_TEST_CASE(update_coins_and_undo_against_model)
         for (const COutPoint& out : seen) {
             const auto it = model.find(out);
             const std::optional<Coin> expected = it == model.end() ? std::nullopt : std::optional{it->second};
-            if (top.GetCoin(out) != expected) {
+            if (!SameCoin(top.GetCoin(out), expected)) {
                 BOOST_ERROR("step " << step << ": the view differs from the model at " << out.ToString());
                 return;
             }

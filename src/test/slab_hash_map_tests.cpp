@@ -3,8 +3,9 @@
 // through an iterator from a lookup or from iteration unlinks the right
 // entry from a shared bucket; clear() rewinds the arena so a refill is laid
 // out in address order; an entry whose constructor throws leaves the map as
-// it was; emplace_absent skips the lookup; prefetch changes nothing; the
-// memory figure is exactly entries, buckets and bitmaps.
+// it was; emplace inserts only an absent key and emplace_absent skips the
+// lookup; prefetch changes nothing; the memory figure is exactly entries,
+// buckets and bitmaps.
 
 #include <util/slab_hash_map.h>
 
@@ -81,7 +82,8 @@ void RandomOperationsMatchAModel(uint64_t seed)
         switch (rand.Below(10)) {
         case 0: case 1: case 2: case 3: {
             const std::string value = std::to_string(rand.Next());
-            auto [it, inserted] = map.try_emplace(key, value);
+            // emplace is try_emplace under the standard name.
+            auto [it, inserted] = rand.Bool() ? map.try_emplace(key, value) : map.emplace(key, value);
             BOOST_CHECK_EQUAL(inserted, !model.contains(key));
             if (inserted) {
                 model[key] = value;
@@ -279,6 +281,45 @@ BOOST_AUTO_TEST_CASE(prefetch_changes_nothing)
     }
     BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), usage);
     CheckAgainst(map, model);
+}
+
+// emplace(key, args...) as Core calls it: an absent key gets a new entry,
+// a present one is found, its entry left as it was and the arguments
+// untouched (a moved-from argument would be empty).
+BOOST_AUTO_TEST_CASE(emplace_inserts_only_an_absent_key)
+{
+    SlabHashMap<Entry, CollidingHash> map;
+    struct Step {
+        uint64_t key;
+        bool inserted;
+        const char* value_after;
+    };
+    // clang-format off
+    const Step steps[]{
+        // key  inserted  value after
+        {3,     true,     "v3"},
+        {10,    true,     "v10"}, // CollidingHash: the same bucket as 3
+        {3,     false,    "v3"},
+        {10,    false,    "v10"},
+        {4,     true,     "v4"},
+    };
+    // clang-format on
+    for (const Step& step : steps) {
+        BOOST_TEST_CONTEXT("key " << step.key)
+        {
+            std::string value = "v" + std::to_string(step.key);
+            if (!step.inserted) value = "other";
+            const size_t size = map.size();
+            auto [it, inserted] = map.emplace(step.key, std::move(value));
+            BOOST_CHECK_EQUAL(inserted, step.inserted);
+            BOOST_CHECK_EQUAL(it->first, step.key);
+            BOOST_CHECK_EQUAL(it->second, step.value_after);
+            BOOST_CHECK_EQUAL(map.size(), size + inserted);
+            BOOST_CHECK(&*map.find(step.key) == &*it);
+            if (!inserted) BOOST_CHECK_EQUAL(value, "other");
+        }
+    }
+    BOOST_CHECK_EQUAL(Entry::live, 3);
 }
 
 BOOST_AUTO_TEST_CASE(buckets_grow_at_load_factor_one_and_reserve_sizes_them_once)

@@ -7,6 +7,7 @@
 #include <kernel/chainparams.h>
 #include <node/utxo_snapshot.h>
 #include <primitives/amount.h>
+#include <test/util/coin_compare.h>
 #include <test/util/setup.h>
 #include <test/util/vectors.h>
 #include <txdb.h>
@@ -365,7 +366,7 @@ BOOST_AUTO_TEST_CASE(valid_file_loads)
     BOOST_REQUIRE_EQUAL(loaded.coins.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
         BOOST_CHECK(loaded.coins[i].first == expected[i].first);
-        BOOST_CHECK(loaded.coins[i].second == expected[i].second);
+        BOOST_CHECK(SameCoin(loaded.coins[i].second, expected[i].second));
     }
 
     // An empty snapshot is just a header.
@@ -606,7 +607,7 @@ BOOST_AUTO_TEST_CASE(database_to_snapshot_and_back)
     size_t i = 0;
     for (const auto& [outpoint, coin] : coins) {
         BOOST_CHECK(loaded.coins[i].first == outpoint);
-        BOOST_CHECK(loaded.coins[i].second == coin);
+        BOOST_CHECK(SameCoin(loaded.coins[i].second, coin));
         ++i;
     }
 }

@@ -7,6 +7,7 @@
 #include <coins.h>
 #include <kernel/caches.h>
 #include <test/util/cache_entries.h>
+#include <test/util/coin_compare.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -98,7 +99,7 @@ void CheckAllPresent(const CCoinsViewDB& db, const std::map<COutPoint, Coin>& co
 {
     for (const auto& [outpoint, coin] : coins) {
         const auto stored = db.GetCoin(outpoint);
-        BOOST_CHECK_MESSAGE(stored && *stored == coin, "coin " << outpoint.ToString() << " missing or different");
+        BOOST_CHECK_MESSAGE(stored && SameCoin(*stored, coin), "coin " << outpoint.ToString() << " missing or different");
     }
 }
 
@@ -511,7 +512,7 @@ BOOST_AUTO_TEST_CASE(cursor_in_key_order)
         BOOST_REQUIRE(cursor->GetValue(coin));
         const auto it = by_outpoint.find(key);
         BOOST_REQUIRE_MESSAGE(it != by_outpoint.end(), "cursor yielded unknown " << key.ToString());
-        BOOST_CHECK(coin == it->second);
+        BOOST_CHECK(SameCoin(coin, it->second));
         walked.push_back(key);
     }
     COutPoint after_end;
@@ -629,7 +630,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
     auto outpoint_of = [](size_t i) { return COutPoint{Hash(0xd0, static_cast<unsigned char>(i)), static_cast<uint32_t>(i)}; };
     const Coin old_value = MakeCoin(1);
     const Coin new_value = MakeCoin(2);
-    BOOST_REQUIRE(!(old_value == new_value));
+    BOOST_REQUIRE(!SameCoin(old_value, new_value));
 
     FlaggedMap setup;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -657,7 +658,7 @@ BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
             const auto stored = db.GetCoin(outpoint_of(i));
             BOOST_CHECK_EQUAL(stored.has_value(), rows[i].expected.has_value());
             BOOST_CHECK_EQUAL(db.HaveCoin(outpoint_of(i)), rows[i].expected.has_value());
-            if (stored && rows[i].expected) BOOST_CHECK(*stored == (*rows[i].expected ? new_value : old_value));
+            if (stored && rows[i].expected) BOOST_CHECK(SameCoin(*stored, *rows[i].expected ? new_value : old_value));
         }
     }
 }
@@ -677,7 +678,7 @@ BOOST_AUTO_TEST_CASE(spends_through_a_cache)
             BOOST_CHECK(cache.SpendCoin(outpoint));
             spent.insert(outpoint);
         } else {
-            BOOST_CHECK(cache.AccessCoin(outpoint) == coin);
+            BOOST_CHECK(SameCoin(cache.AccessCoin(outpoint), coin));
         }
         spend = !spend;
     }
@@ -719,7 +720,7 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
     BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
     for (const auto& [outpoint, coin] : expected) {
         BOOST_CHECK(cache.HaveCoinInCache(outpoint));
-        BOOST_CHECK(db.GetCoin(outpoint) == coin);
+        BOOST_CHECK(SameCoin(db.GetCoin(outpoint), coin));
     }
     for (auto spent = coins.begin(); spent != it; ++spent) BOOST_CHECK(!db.HaveCoin(spent->first));
 }
@@ -773,7 +774,7 @@ BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
             BOOST_CHECK_GT(cache.GetDirtyCount(), 0U);
             BOOST_CHECK_LT(cache.GetDirtyCount(), dirty_before);
             cache.SanityCheck();
-            for (const auto& [outpoint, coin] : expected) BOOST_CHECK(cache.GetCoin(outpoint) == coin);
+            for (const auto& [outpoint, coin] : expected) BOOST_CHECK(SameCoin(cache.GetCoin(outpoint), coin));
             for (const auto& outpoint : spent) BOOST_CHECK(!cache.HaveCoin(outpoint));
 
             // Nothing more reaches LevelDB, not even a small write.

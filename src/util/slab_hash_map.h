@@ -285,6 +285,16 @@ public:
         return {Insert(hash, std::forward<K>(key), std::forward<Args>(args)...), true};
     }
 
+    // The same insertion under std::unordered_map's name, as Core's code
+    // calls it: emplace(key, value-args...). Unlike the standard one, which
+    // may build the entry before looking, a present key leaves the
+    // arguments untouched, as try_emplace does.
+    template <typename K, typename... Args>
+    std::pair<iterator, bool> emplace(K&& key, Args&&... args)
+    {
+        return try_emplace(std::forward<K>(key), std::forward<Args>(args)...);
+    }
+
     // Inserts Entry(key, args...) without looking for key first: for bulk
     // loads whose keys are known to be absent (and distinct). A key that is
     // present ends up in the map twice, so the caller must be sure.

@@ -22,6 +22,7 @@
 
 #include <primitives/amount.h>
 #include <script/script.h>
+#include <test/util/coin_compare.h>
 #include <txdb.h>
 #include <util/strencodings.h>
 
@@ -122,13 +123,6 @@ Coin MakeCoin(FuzzInput& in)
     const CAmount amount = MakeAmount(in);
     const uint32_t height = in.Integral<uint32_t>() & 0x7fffffff;
     return Coin{CTxOut{amount, std::move(script)}, static_cast<int>(height), in.Bool()};
-}
-
-// Coin::operator== already compares every field of two unspent coins;
-// spelled out so that a change there cannot weaken this harness.
-bool SameCoin(const Coin& a, const Coin& b)
-{
-    return a.out == b.out && a.nHeight == b.nHeight && a.fCoinBase == b.fCoinBase;
 }
 
 // Thrown by the database's crash hook; deliberately no std::exception, so
