@@ -365,10 +365,8 @@ public:
     virtual std::optional<Coin> GetCoin(const COutPoint& outpoint) const = 0;
     // The same answer as GetCoin, but no cache on the way down keeps a copy:
     // for a reader (a prefetcher, a one-off lookup) whose coins should not
-    // displace what the caches hold or count against their memory. Core has
-    // no default; this one (GetCoin) is right for a view that caches nothing,
-    // which is how CCoinsViewDB gets its PeekCoin.
-    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const { return GetCoin(outpoint); }
+    // displace what the caches hold or count against their memory.
+    virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const = 0;
     virtual bool HaveCoin(const COutPoint& outpoint) const = 0;
     // The block this view's coins are the state after; null when unknown.
     virtual uint256 GetBestBlock() const = 0;

@@ -52,7 +52,11 @@ class CCoinsViewDB final : public CCoinsView
 public:
     CCoinsViewDB(DBParams db_params, CoinsViewOptions options);
 
+    // Never a spent coin: a flush erases those (BatchWrite), and no record
+    // decodes as one (no compressed amount decompresses to -1).
     std::optional<Coin> GetCoin(const COutPoint& outpoint) const override;
+    // GetCoin: the database keeps no copies.
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override { return GetCoin(outpoint); }
     bool HaveCoin(const COutPoint& outpoint) const override;
     uint256 GetBestBlock() const override;
     std::vector<uint256> GetHeadBlocks() const override;
