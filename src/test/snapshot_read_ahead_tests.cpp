@@ -9,6 +9,7 @@
 #include <node/snapshot_read_ahead.h>
 #include <node/utxo_snapshot.h>
 #include <streams.h>
+#include <test/util/coin_compare.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
 
@@ -30,15 +31,6 @@ const uint256 BASE_110 = *uint256::FromHex("6affe030b7965ab538f820a56ef56c8149b7
 constexpr int BASE_HEIGHT = 110;
 
 using CoinList = std::vector<std::pair<COutPoint, Coin>>;
-
-std::vector<unsigned char> Serialized(const Coin& coin)
-{
-    DataStream s;
-    s << coin;
-    const auto bytes = s.Unread();
-    const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
-    return {begin, begin + bytes.size()};
-}
 
 // Groups of 1-3 coins under distinct txids, in key order unless a swap of
 // two groups is asked for.
@@ -155,7 +147,7 @@ void CheckSame(const Outcome& got, const Outcome& model)
     BOOST_REQUIRE_EQUAL(got.coins.size(), model.coins.size());
     for (size_t i = 0; i < model.coins.size(); ++i) {
         BOOST_CHECK(got.coins[i].first == model.coins[i].first);
-        BOOST_CHECK(Serialized(got.coins[i].second) == Serialized(model.coins[i].second));
+        BOOST_CHECK(SameCoin(got.coins[i].second, model.coins[i].second));
     }
     BOOST_CHECK(got.first_unordered == model.first_unordered);
     BOOST_CHECK(got.hash == model.hash);
