@@ -6,6 +6,7 @@ the UTXO set of a node that never crashed. The test asserts that crashes
 really happened and that restarts rolled the unfinished flush forward.
 """
 
+import shutil
 from decimal import Decimal
 
 from test_framework.chaingen import generate_chain
@@ -19,6 +20,8 @@ BLOCKS = 300
 # 80 ran out in 2 of about 25 runs. 1 in 16 and 200 restarts leave room;
 # six runs at 1 in 16 each crashed 5 to 17 times.
 MAX_RESTARTS = 200
+# Replays from scratch when one happens not to crash at all.
+CRASH_ATTEMPTS = 3
 
 
 class DBCrashTest(BitcoinTestFramework):
@@ -27,6 +30,22 @@ class DBCrashTest(BitcoinTestFramework):
 
     def setup_nodes(self):
         self.add_nodes(self.num_nodes)
+
+    def run_until_tip(self, crasher, crash_args):
+        """Restarts the crasher after each simulated crash until it stops at
+        the tip; returns how many crashes it took."""
+        crashes = 0
+        for _ in range(MAX_RESTARTS):
+            offset = crasher.debug_log_size()
+            crasher.start(crash_args, wait_for_rpc=False)
+            crasher.wait_until_stopped(expected_ret_code=0, timeout=300)
+            log = crasher.read_debug_log(offset)
+            if "Simulating a crash. Goodbye." in log:
+                crashes += 1
+                continue
+            assert "-stopatheight=%d reached" % BLOCKS in log, log[-3000:]
+            return crashes
+        raise AssertionError("no run reached the tip in %d restarts" % MAX_RESTARTS)
 
     def run_test(self):
         chain, report = generate_chain(self, "chain.dat", blocks=BLOCKS, seed=11, txs_per_block=300)
@@ -49,20 +68,16 @@ class DBCrashTest(BitcoinTestFramework):
         # failed below.
         crash_args = ["-loadblock=" + chain, "-dbcache=4", "-dbbatchsize=50000", "-dbcrashratio=16",
                       "-stopatheight=%d" % BLOCKS]
-        crashes = 0
-        for _ in range(MAX_RESTARTS):
-            offset = crasher.debug_log_size()
-            crasher.start(crash_args, wait_for_rpc=False)
-            crasher.wait_until_stopped(expected_ret_code=0, timeout=300)
-            log = crasher.read_debug_log(offset)
-            if "Simulating a crash. Goodbye." in log:
-                crashes += 1
-                continue
-            assert "-stopatheight=%d reached" % BLOCKS in log, log[-3000:]
-            break
-        else:
-            raise AssertionError("no run reached the tip in %d restarts" % MAX_RESTARTS)
-        self.log.info("%d simulated crashes before reaching the tip", crashes)
+        for attempt in range(1, CRASH_ATTEMPTS + 1):
+            crashes = self.run_until_tip(crasher, crash_args)
+            self.log.info("Attempt %d: %d simulated crashes before reaching the tip", attempt, crashes)
+            if crashes > 0:
+                break
+            # The crash draw is random: a clean replay writes 92 partial
+            # batches, so about one in 400 gets through them all at 1 in 16
+            # (CI hit one). Such a run tested nothing, so start over from
+            # an empty datadir rather than pass or fail on it.
+            shutil.rmtree(crasher.net_dir)
         assert_greater_than(crashes, 0)
         full_log = crasher.read_debug_log()
         assert "Replaying blocks: the last flush from" in full_log
