@@ -6,7 +6,6 @@
 #include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>
-#include <util/args.h>
 #include <streams.h>
 #include <util/strencodings.h>
 
@@ -126,16 +125,16 @@ json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
         result["mediantime"] = GetMedianTimePast(*tip);
         result["chainwork"] = tip->nChainWork.GetHex();
     }
-    const int64_t prune_mib = node.args->GetIntArg("prune", 0);
-    result["pruned"] = prune_mib > 0;
-    if (prune_mib > 0) {
+    const uint64_t prune_target = PruneTarget(node);
+    result["pruned"] = prune_target > 0;
+    if (prune_target > 0) {
         // The lowest block of the active chain whose data is still stored.
         int prune_height = tip ? tip->nHeight : 0;
         for (const CBlockIndex* index = tip; index && (index->nStatus & BLOCK_HAVE_DATA); index = index->pprev) prune_height = index->nHeight;
         result["pruneheight"] = prune_height;
         // coinsdb prunes only automatically: -prune=1 (manual) is refused.
         result["automatic_pruning"] = true;
-        result["prune_target_size"] = node.processor ? node.processor->Options().prune_target_bytes : static_cast<uint64_t>(prune_mib) << 20;
+        result["prune_target_size"] = prune_target;
     }
     if (node.processor) result["waiting_blocks"] = node.processor->WaitingBlocks();
     result["warnings"] = json::array({"coinsdb does not verify scripts or signatures: blocks are checked and replayed for their "

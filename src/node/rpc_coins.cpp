@@ -8,7 +8,6 @@
 #include <rpc/protocol.h>
 #include <rpc/server.h>
 #include <script/script.h>
-#include <util/args.h>
 #include <util/log.h>
 #include <util/strencodings.h>
 
@@ -228,7 +227,7 @@ void CheckRollbackData(const NodeContext& node, const CBlockIndex& tip, const CB
         if ((index->nStatus & BLOCK_HAVE_MASK) != BLOCK_HAVE_MASK) missing = index;
     }
     if (!missing) return;
-    if (node.args->GetIntArg("prune", 0) > 0) {
+    if (PruneTarget(node) > 0) {
         throw JSONRPCError(RPC_MISC_ERROR, "Could not roll back to requested height since necessary block data is already pruned.");
     }
     throw JSONRPCError(RPC_INTERNAL_ERROR, fmt::format("Failed to read block at height {}: its block or undo data is not stored{}", missing->nHeight,

@@ -1,5 +1,6 @@
 #include <node/rpc_util.h>
 
+#include <node/block_processor.h>
 #include <node/chain_info.h>
 #include <node/context.h>
 #include <rpc/help.h>
@@ -92,6 +93,11 @@ int HeadersHeight(const NodeContext& node)
 {
     const CBlockIndex* best = node.blockman ? node.blockman->BestHeader() : nullptr;
     return std::max(best ? best->nHeight : -1, node.chainman->Active().TipHeight());
+}
+
+uint64_t PruneTarget(const NodeContext& node)
+{
+    return node.processor ? node.processor->Options().prune_target_bytes : 0;
 }
 
 double VerificationProgress(const NodeContext& node, const Chainstate& chainstate)

@@ -64,6 +64,10 @@ double VerificationProgress(const NodeContext& node, const Chainstate& chainstat
 // tip is the replayed chain's tip, else walking back from it.
 const CBlockIndex* AncestorOnChain(const NodeContext& node, const CBlockIndex& tip, int height);
 
+// The -prune target in bytes as the node applies it (read once at start-up
+// into the block processor's options); 0 when the node does not prune.
+uint64_t PruneTarget(const NodeContext& node);
+
 // A block hash for the examples in the help: mainnet's block 840000.
 inline constexpr const char* EXAMPLE_BLOCK_HASH{"0000000000000000000320283a032748cef8227873ff4872689bf23f1cda83a5"};
 
