@@ -96,7 +96,7 @@ void BlockProcessor::LoadGenesisBlock()
 {
     const CBlockIndex* known = m_blockman.LookupBlockIndex(m_params.GenesisHash());
     if (known && (known->nStatus & BLOCK_HAVE_DATA)) return;
-    if (!ProcessBlock(m_params.GenesisBlock())) throw std::runtime_error("Failed to store the genesis block");
+    if (!ProcessBlock(std::make_shared<const CBlock>(m_params.GenesisBlock()))) throw std::runtime_error("Failed to store the genesis block");
     ActivateBestChain();
     LogInfo("Stored the genesis block {}", m_params.GenesisHash().GetHex());
 }
@@ -205,10 +205,10 @@ bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, co
     return true;
 }
 
-bool BlockProcessor::ProcessBlock(const CBlock& first, std::optional<FlatFilePos> stored_at)
+bool BlockProcessor::ProcessBlock(std::shared_ptr<const CBlock> first, std::optional<FlatFilePos> stored_at)
 {
     bool all_ok = true;
-    std::vector<WaitingBlock> todo{{std::make_shared<const CBlock>(first), stored_at}};
+    std::vector<WaitingBlock> todo{{std::move(first), stored_at}};
     while (!todo.empty()) {
         auto next = todo.back();
         todo.pop_back();
@@ -348,7 +348,7 @@ void BlockProcessor::ImportFile(const std::filesystem::path& path)
 {
     LogInfo("Importing blocks file {}...", path.string());
     size_t accepted = 0;
-    const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const CBlock& block, uint64_t) {
+    const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const std::shared_ptr<const CBlock>& block, uint64_t) {
         if (m_shutdown) return;
         std::lock_guard lock{m_mutex};
         if (ProcessBlock(block)) ++accepted;
@@ -369,7 +369,7 @@ size_t BlockProcessor::ReindexBlockFiles()
         const auto path = m_blockman.BlockFilePath(file);
         if (!std::filesystem::exists(path)) break;
         LogInfo("Reindexing block file blk{:05}.dat...", file);
-        const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const CBlock& block, uint64_t data_pos) {
+        const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const std::shared_ptr<const CBlock>& block, uint64_t data_pos) {
             if (m_shutdown) return;
             std::lock_guard lock{m_mutex};
             ProcessBlock(block, FlatFilePos{file, static_cast<unsigned int>(data_pos)});

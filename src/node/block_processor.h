@@ -75,7 +75,7 @@ public:
     // waits until it is. stored_at: the block is already in a blk file
     // there (-reindex) and is indexed, not written. Returns false for an
     // invalid block (logged).
-    bool ProcessBlock(const CBlock& block, std::optional<FlatFilePos> stored_at = std::nullopt);
+    bool ProcessBlock(std::shared_ptr<const CBlock> block, std::optional<FlatFilePos> stored_at = std::nullopt);
     // Moves the chainstate to the most-work chain of stored blocks.
     void ActivateBestChain();
     // Reads a blk-format file block by block (-loadblock).

@@ -438,14 +438,14 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
         if (size < CBlockHeader::SIZE || size > MAX_BLOCK_SERIALIZED_SIZE) continue;
         payload.resize(size);
         if (!ReadXored(file.Get(), *start + STORAGE_HEADER_BYTES, payload, xor_key)) continue;
-        CBlock block;
+        auto block = std::make_shared<CBlock>();
         try {
             SpanReader reader{payload};
-            reader >> block;
+            reader >> *block;
         } catch (const std::exception&) {
             continue;
         }
-        callback(block, *start + STORAGE_HEADER_BYTES);
+        callback(std::move(block), *start + STORAGE_HEADER_BYTES);
         ++scan.blocks;
         record_bytes += STORAGE_HEADER_BYTES + size;
         from = *start + STORAGE_HEADER_BYTES + size;

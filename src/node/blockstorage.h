@@ -303,8 +303,10 @@ public:
     // first byte. Like upstream's -loadblock import it scans for the
     // magic, so padding and garbage between records are skipped, as is a
     // record whose size is out of range or whose block does not parse; a
-    // truncated last record ends the scan. nullopt when the file cannot be opened.
-    using BlockFileCallback = std::function<void(const CBlock& block, uint64_t data_pos)>;
+    // truncated last record ends the scan. nullopt when the file cannot be
+    // opened. The block is shared, so a caller that keeps it (ProcessBlock)
+    // does not copy it.
+    using BlockFileCallback = std::function<void(const std::shared_ptr<const CBlock>& block, uint64_t data_pos)>;
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
                                                       const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {});
 

@@ -532,7 +532,8 @@ BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
     BlockManager blockman{options};
     BOOST_REQUIRE(blockman.LoadBlockIndex());
     for (int file = 0; file < 3; ++file) {
-        BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+        BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+            const CBlock& block = *read;
             CBlockIndex* index = blockman.AddToBlockIndex(block);
             BOOST_REQUIRE(index);
             blockman.SetBlockStored(block, *index, {file, static_cast<unsigned int>(pos)});
@@ -565,7 +566,7 @@ BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
     CBlockIndex* added = AddAndSave(blockman, next);
     BOOST_CHECK(added->GetBlockPos() == (FlatFilePos{2, infos[2].nSize + node::STORAGE_HEADER_BYTES}));
     size_t in_last_file = 0;
-    BlockManager::ReadBlockFile(blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const CBlock&, uint64_t) { ++in_last_file; }, key);
+    BlockManager::ReadBlockFile(blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) { ++in_last_file; }, key);
     BOOST_CHECK_EQUAL(in_last_file, 2u);
 }
 
@@ -783,7 +784,8 @@ BOOST_AUTO_TEST_CASE(read_core_block_files, *boost::unit_test::precondition(Vect
 
             std::vector<CBlock> blocks;
             std::vector<uint64_t> offsets;
-            const auto scan = BlockManager::ReadBlockFile(blocks_dat, params.MessageStart(), [&](const CBlock& block, uint64_t pos) {
+            const auto scan = BlockManager::ReadBlockFile(blocks_dat, params.MessageStart(), [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+                const CBlock& block = *read;
                 blocks.push_back(block);
                 offsets.push_back(pos);
             });
@@ -849,7 +851,8 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
 
     std::vector<uint256> hashes;
     std::vector<uint64_t> offsets;
-    const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+    const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+        const CBlock& block = *read;
         hashes.push_back(block.GetHash());
         offsets.push_back(pos);
     });
@@ -868,16 +871,16 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     append_record(chain[0]);
     WriteFile(path, file);
     offsets.clear();
-    BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const CBlock&, uint64_t pos) { offsets.push_back(pos); })->blocks, 1u);
+    BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t pos) { offsets.push_back(pos); })->blocks, 1u);
     BOOST_CHECK(offsets == (std::vector<uint64_t>{(1 << 16) - 2 + node::STORAGE_HEADER_BYTES}));
 
     // Empty and missing files.
     WriteFile(path, {});
-    const auto empty = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const CBlock&, uint64_t) {});
+    const auto empty = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {});
     BOOST_REQUIRE(empty);
     BOOST_CHECK_EQUAL(empty->blocks, 0u);
     BOOST_CHECK_EQUAL(empty->skipped_bytes, 0u);
-    BOOST_CHECK(!BlockManager::ReadBlockFile(m_path / "absent.dat", REGTEST_MAGIC, [](const CBlock&, uint64_t) {}));
+    BOOST_CHECK(!BlockManager::ReadBlockFile(m_path / "absent.dat", REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {}));
 }
 
 BOOST_AUTO_TEST_CASE(read_own_block_files)
@@ -888,7 +891,8 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     for (const CBlock& block : chain) entries.push_back(AddAndSave(blockman, block));
     size_t next = 0;
     for (int file = 0; file <= blockman.LastBlockFile(); ++file) {
-        const auto scan = BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+        const auto scan = BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+            const CBlock& block = *read;
             BOOST_REQUIRE_LT(next, entries.size());
             BOOST_CHECK(block.GetHash() == entries[next]->hash);
             BOOST_CHECK(entries[next]->GetBlockPos() == (FlatFilePos{file, static_cast<unsigned>(pos)}));
@@ -899,7 +903,7 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     }
     BOOST_CHECK_EQUAL(next, chain.size());
     // Another network's magic finds nothing.
-    const auto other = BlockManager::ReadBlockFile(blockman.BlockFilePath(0), MessageStartChars{0xf9, 0xbe, 0xb4, 0xd9}, [](const CBlock&, uint64_t) {});
+    const auto other = BlockManager::ReadBlockFile(blockman.BlockFilePath(0), MessageStartChars{0xf9, 0xbe, 0xb4, 0xd9}, [](const std::shared_ptr<const CBlock>&, uint64_t) {});
     BOOST_CHECK_EQUAL(other->blocks, 0u);
 }
 
@@ -952,14 +956,15 @@ BOOST_AUTO_TEST_CASE(obfuscated_block_and_undo_files)
     size_t found = 0;
     for (int file = 0; file < 3; ++file) {
         const auto path = m_blocks_dir / fmt::format("blk{:05}.dat", file);
-        const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const CBlock& block, uint64_t pos) {
+        const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+            const CBlock& block = *read;
             BOOST_REQUIRE_LT(found, positions.size());
             BOOST_CHECK(block.GetHash() == chain[found].GetHash());
             BOOST_CHECK(positions[found] == (FlatFilePos{file, static_cast<unsigned>(pos)}));
             ++found;
         }, key);
         BOOST_CHECK_EQUAL(scan->skipped_bytes, 0u);
-        BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const CBlock&, uint64_t) {})->blocks, 0u);
+        BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {})->blocks, 0u);
     }
     BOOST_CHECK_EQUAL(found, chain.size());
 
