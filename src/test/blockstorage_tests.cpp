@@ -881,6 +881,19 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     BOOST_CHECK_EQUAL(empty->blocks, 0u);
     BOOST_CHECK_EQUAL(empty->skipped_bytes, 0u);
     BOOST_CHECK(!BlockManager::ReadBlockFile(m_path / "absent.dat", REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {}));
+
+    // A callback that throws ends the scan (blocks are read ahead on
+    // another thread, which must stop and not hang) and its exception
+    // reaches the caller; no block after it is handed over.
+    file.clear();
+    for (const auto& block : chain) append_record(block);
+    WriteFile(path, file);
+    size_t calls = 0;
+    BOOST_CHECK_THROW(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) {
+                          if (++calls == 2) throw std::runtime_error{"stop here"};
+                      }),
+                      std::runtime_error);
+    BOOST_CHECK_EQUAL(calls, 2u);
 }
 
 BOOST_AUTO_TEST_CASE(read_own_block_files)
