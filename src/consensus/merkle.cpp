@@ -4,9 +4,10 @@
 
 namespace {
 
-uint256 HashPair(const uint256& left, const uint256& right)
+// writer is reused for every pair of a tree (GetHash leaves it empty):
+// making a hasher costs OpenSSL two allocations, more than hashing 64 bytes.
+uint256 HashPair(HashWriter& writer, const uint256& left, const uint256& right)
 {
-    HashWriter writer;
     writer << left << right;
     return writer.GetHash();
 }
@@ -16,6 +17,7 @@ uint256 HashPair(const uint256& left, const uint256& right)
 uint256 ComputeMerkleRoot(std::vector<uint256> leaves, bool* mutated)
 {
     bool found_equal_siblings = false;
+    HashWriter writer;
     while (leaves.size() > 1) {
         // Checked before the duplication below: the duplicated pair is equal by
         // construction and is the legitimate case.
@@ -24,7 +26,7 @@ uint256 ComputeMerkleRoot(std::vector<uint256> leaves, bool* mutated)
         }
         if (leaves.size() % 2 == 1) leaves.push_back(leaves.back());
         for (size_t i = 0; i < leaves.size() / 2; ++i) {
-            leaves[i] = HashPair(leaves[2 * i], leaves[2 * i + 1]);
+            leaves[i] = HashPair(writer, leaves[2 * i], leaves[2 * i + 1]);
         }
         leaves.resize(leaves.size() / 2);
     }
