@@ -120,6 +120,14 @@ public:
     void pop_back() { Resize(size() - 1); }
 
     iterator insert(const_iterator pos, const T& value) { return insert(pos, size_type{1}, value); }
+    // GCC 12 at -O2 sees a constant count larger than N filled into the
+    // inline buffer, on a path OpenGap rules out (more than N elements
+    // always live on the heap), and warns; the warning is off here only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
     iterator insert(const_iterator pos, size_type count, const T& value)
     {
         const T copy = value;
@@ -128,6 +136,9 @@ public:
         std::fill_n(data() + at, count, copy);
         return data() + at;
     }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
     template <std::input_iterator It>
     iterator insert(const_iterator pos, It first, It last)
     {
@@ -206,12 +217,23 @@ private:
         if (OnHeap()) std::free(m_data.heap.ptr);
     }
 
+    // The whole union is copied, the unused inline tail included: a copy of
+    // fixed size is a few register moves, one sized by the contents a call.
+    // GCC's -O2 flags those tail bytes as maybe uninitialized; they are
+    // never read.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
     void StealFrom(prevector& other)
     {
         std::memcpy(static_cast<void*>(&m_data), &other.m_data, sizeof(m_data));
         m_meta = other.m_meta;
         other.m_meta = 0;
     }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
     // Moves the contents into a heap block of `capacity` elements.
     void MoveToHeap(size_type capacity)
