@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <exception>
 
 #include <pthread.h>
 
@@ -13,11 +14,7 @@ SnapshotReadAhead::SnapshotReadAhead(AutoFile& file, const SnapshotMetadata& met
 
 SnapshotReadAhead::~SnapshotReadAhead()
 {
-    {
-        std::lock_guard lock{m_mutex};
-        m_stop = true;
-    }
-    m_space_cv.notify_all();
+    m_queue.Stop();
     m_thread.join();
 }
 
@@ -26,16 +23,7 @@ void SnapshotReadAhead::Run()
     pthread_setname_np(pthread_self(), "b-loadsnapshot");
     bool more = true;
     while (more) {
-        Chunk chunk;
-        {
-            std::unique_lock lock{m_mutex};
-            m_space_cv.wait(lock, [&] { return m_stop || m_ready.size() < CHUNKS_AHEAD; });
-            if (m_stop) return;
-            if (!m_spare.empty()) {
-                chunk = std::move(m_spare.back());
-                m_spare.pop_back();
-            }
-        }
+        Chunk chunk = m_queue.Reuse().value_or(Chunk{});
         chunk.coins.resize(CHUNK_COINS);
         // A chunk that starts out of order is so from its first coin.
         chunk.first_unordered = m_hasher.InOrder() ? CHUNK_COINS : 0;
@@ -60,35 +48,32 @@ void SnapshotReadAhead::Run()
         chunk.coins.resize(count);
         chunk.first_unordered = std::min(chunk.first_unordered, count);
         chunk.coins_read = m_reader.CoinsRead();
-        {
-            std::lock_guard lock{m_mutex};
-            if (count > 0) m_ready.push_back(std::move(chunk));
-            m_error = error;
-            m_done = !more;
+        // A consumer that stopped takes nothing more.
+        if (count > 0 && !m_queue.Push(std::move(chunk))) return;
+        if (error) {
+            m_queue.Finish(error);
+            return;
         }
-        m_ready_cv.notify_one();
     }
+    m_queue.Finish();
 }
 
 bool SnapshotReadAhead::Next(Chunk& chunk)
 {
-    std::unique_lock lock{m_mutex};
-    if (chunk.coins.capacity() > 0) m_spare.push_back(std::move(chunk));
-    m_ready_cv.wait(lock, [&] { return !m_ready.empty() || m_done; });
-    if (m_ready.empty()) {
-        if (m_error) std::rethrow_exception(m_error);
+    if (chunk.coins.capacity() > 0) m_queue.GiveBack(std::move(chunk));
+    // Throws what the reader threw, once the coins before it are taken.
+    auto next = m_queue.Pop();
+    if (!next) {
+        m_finished = true;
         return false;
     }
-    chunk = std::move(m_ready.front());
-    m_ready.pop_front();
-    lock.unlock();
-    m_space_cv.notify_one();
+    chunk = std::move(*next);
     return true;
 }
 
 std::optional<uint256> SnapshotReadAhead::Hash()
 {
-    std::lock_guard lock{m_mutex};
-    assert(m_done && !m_error);
+    // The reader finished (the queue said so), so the hasher is this thread's.
+    assert(m_finished);
     return m_hasher.Hash();
 }

@@ -4,13 +4,10 @@
 #include <coins.h>
 #include <node/utxo_snapshot.h>
 #include <uint256.h>
+#include <util/read_ahead_queue.h>
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <exception>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -57,15 +54,9 @@ private:
 
     SnapshotCoinReader m_reader;
     SnapshotHasher m_hasher;
-
-    std::mutex m_mutex;
-    std::condition_variable m_ready_cv;
-    std::condition_variable m_space_cv;
-    std::deque<Chunk> m_ready;
-    std::vector<Chunk> m_spare;
-    bool m_done{false};
-    bool m_stop{false};
-    std::exception_ptr m_error;
+    ReadAheadQueue<Chunk> m_queue{CHUNKS_AHEAD};
+    // Set once Next returned false: the reader is done with the hasher.
+    bool m_finished{false};
     std::thread m_thread;
 };
 

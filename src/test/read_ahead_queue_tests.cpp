@@ -3,7 +3,7 @@
 //   and the producer is never more than `capacity` items ahead;
 // - the producer's error arrives after the items pushed before it;
 // - Stop releases a producer waiting for room, and later pushes fail;
-// - items given back are destroyed on the producer's thread.
+// - items given back are reused or destroyed on the producer's thread.
 // Waiting is on the queue itself, never a sleep.
 
 #include <util/read_ahead_queue.h>
@@ -117,6 +117,30 @@ BOOST_AUTO_TEST_CASE(given_back_items_die_on_the_producer_thread)
         if (*death == producer_id) ++on_producer;
     }
     BOOST_CHECK_GE(on_producer, static_cast<int>(deaths.size()) - 3);
+}
+
+BOOST_AUTO_TEST_CASE(the_producer_reuses_what_is_given_back)
+{
+    // On one thread, step by step: Reuse takes a given-back item (the last
+    // one given), Push destroys the rest.
+    ReadAheadQueue<std::vector<int>> queue{4};
+    BOOST_CHECK(!queue.Reuse());
+    BOOST_REQUIRE(queue.Push({1, 2, 3}));
+    BOOST_REQUIRE(queue.Push({4}));
+    auto first = queue.Pop().value();
+    auto second = queue.Pop().value();
+    first.clear();
+    first.reserve(100);
+    queue.GiveBack(std::move(second));
+    queue.GiveBack(std::move(first));
+    const auto reused = queue.Reuse();
+    BOOST_REQUIRE(reused);
+    BOOST_CHECK(reused->empty());
+    BOOST_CHECK_GE(reused->capacity(), 100u);
+    BOOST_REQUIRE(queue.Push({5}));
+    // The other given-back item went with that push.
+    BOOST_CHECK(!queue.Reuse());
+    BOOST_CHECK(queue.Pop().value() == std::vector<int>{5});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,8 +15,9 @@
 // while the consumer works on the current one, in bounded memory.
 //
 // Items the consumer is done with can go back to the producer (GiveBack),
-// which destroys them on its next Push: what the producer allocated is then
-// freed on its thread too, and the consumer spends no time on it.
+// which may take one to reuse its storage (Reuse) and destroys the others
+// on its next Push: what the producer allocated is then freed or reused on
+// its thread, and the consumer spends no time on it.
 //
 // The producer ends with Finish, optionally passing on an exception; the
 // consumer sees it after every item pushed before it. A consumer that stops
@@ -44,6 +45,17 @@ public:
         m_ready_cv.notify_one();
         // given_back is destroyed here, outside the lock.
         return true;
+    }
+
+    // Producer: an item the consumer gave back, to refill instead of
+    // making a new one; nullopt when there is none.
+    std::optional<T> Reuse()
+    {
+        std::lock_guard lock{m_mutex};
+        if (m_given_back.empty()) return std::nullopt;
+        std::optional<T> item{std::move(m_given_back.back())};
+        m_given_back.pop_back();
+        return item;
     }
 
     // Producer: nothing more will come; error, if set, is rethrown by Pop
