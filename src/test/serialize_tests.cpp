@@ -426,6 +426,51 @@ BOOST_AUTO_TEST_CASE(datastream_range_is_the_unread_bytes)
     BOOST_CHECK_EQUAL(HexStr(stream), "");
 }
 
+// DataStream keeps room past its last byte and grows it on its own: any
+// mix of writes, reads, Clear and reserve leaves exactly the bytes a plain
+// queue of bytes would hold.
+BOOST_AUTO_TEST_CASE(datastream_matches_a_byte_queue_model)
+{
+    std::mt19937_64 rng{0xda7a57e4};
+    const auto below = [&](uint64_t n) { return rng() % n; };
+    for (int run = 0; run < 50; ++run) {
+        DataStream stream;
+        std::vector<std::byte> model;
+        size_t model_read = 0;
+        for (int step = 0; step < 400; ++step) {
+            const auto op = below(10);
+            if (op < 5) {
+                // Mostly the small writes a coin's serialization makes, now
+                // and then one bigger than everything so far.
+                std::vector<std::byte> bytes(below(8) == 0 ? below(3000) : below(40));
+                for (auto& b : bytes) b = std::byte(rng());
+                stream.write(bytes);
+                model.insert(model.end(), bytes.begin(), bytes.end());
+            } else if (op < 8) {
+                std::vector<std::byte> out(below(50));
+                const size_t unread = model.size() - model_read;
+                if (out.size() > unread) {
+                    BOOST_CHECK_THROW(stream.read(out), std::ios_base::failure);
+                } else {
+                    stream.read(out);
+                    BOOST_CHECK(std::equal(out.begin(), out.end(), model.begin() + model_read));
+                    model_read += out.size();
+                }
+            } else if (op < 9) {
+                stream.Clear();
+                model.clear();
+                model_read = 0;
+            } else {
+                stream.reserve(below(5000));
+            }
+            const std::span<const std::byte> expected{model.data() + model_read, model.size() - model_read};
+            BOOST_REQUIRE_EQUAL(stream.size(), expected.size());
+            BOOST_REQUIRE(std::ranges::equal(stream.Unread(), expected));
+            BOOST_CHECK_GE(stream.capacity(), stream.size());
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(spanreader_end_of_data)
 {
     const auto bytes = ParseHexOrThrow("0a0b0c");
