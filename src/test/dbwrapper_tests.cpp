@@ -206,6 +206,28 @@ BOOST_AUTO_TEST_CASE(obfuscation_converts_and_compares)
     }
 }
 
+// Apply XORs whole 64-bit words and then the tail: at every length and
+// with any key it equals the definition, byte i XOR key[i % 8], and
+// applying it twice gives the data back.
+BOOST_AUTO_TEST_CASE(obfuscation_matches_the_bytewise_definition)
+{
+    TestRand rand{0x0bf5ca7e};
+    for (int run = 0; run < 200; ++run) {
+        std::array<unsigned char, Obfuscation::KEY_SIZE> key;
+        for (auto& b : key) b = static_cast<unsigned char>(rand.Next());
+        const Obfuscation obfuscation{key};
+        std::vector<std::byte> plain(rand.Below(70));
+        for (auto& b : plain) b = std::byte(rand.Next());
+        auto data = plain;
+        obfuscation.Apply(data);
+        for (size_t i = 0; i < data.size(); ++i) {
+            BOOST_REQUIRE_EQUAL(int(data[i]), int(plain[i] ^ std::byte{key[i % key.size()]}));
+        }
+        obfuscation.Apply(data);
+        BOOST_CHECK(data == plain);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(reopen_keeps_key_and_data)
 {
     TempDirFixture tmp;
