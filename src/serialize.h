@@ -112,16 +112,19 @@ constexpr unsigned GetCompactSizeLength(uint64_t n)
 template <typename Stream>
 void WriteVarInt(Stream& s, uint64_t n)
 {
-    // Produce groups least significant first, then emit them reversed.
-    std::array<uint8_t, 10> groups;
-    size_t count = 0;
+    // Groups come least significant first and go out most significant
+    // first: fill the buffer from its end, then write it in one call (a
+    // flush writes three VARINTs per coin).
+    std::array<std::byte, 10> groups;
+    size_t first = groups.size();
+    uint8_t continuation = 0x00;
     while (true) {
-        groups[count] = static_cast<uint8_t>((n & 0x7f) | (count ? 0x80 : 0x00));
+        groups[--first] = std::byte(static_cast<uint8_t>((n & 0x7f) | continuation));
         if (n <= 0x7f) break;
         n = (n >> 7) - 1;
-        ++count;
+        continuation = 0x80;
     }
-    for (size_t i = count + 1; i-- > 0;) WriteLE<Stream, uint8_t>(s, groups[i]);
+    s.write(std::span{groups}.subspan(first));
 }
 
 template <typename Stream>
