@@ -103,6 +103,31 @@ BOOST_AUTO_TEST_CASE(multi_values_and_negation_clears)
     BOOST_CHECK((negated.GetArgs("debug") == std::vector<std::string>{"rpc"}));
 }
 
+// Bitcoin Core's callers name options with their dash ("-dbcache"); every
+// read and ForceSetArg takes either spelling of the same option.
+BOOST_AUTO_TEST_CASE(names_with_or_without_the_dash)
+{
+    ArgsManager args = MakeArgs();
+    std::string error;
+    BOOST_REQUIRE(Parse(args, {"-dbcache=300", "-debug=coindb", "-nodaemon"}, error));
+    for (const std::string dash : {"", "-"}) {
+        BOOST_TEST_CONTEXT("spelled '" << dash << "dbcache'")
+        {
+            BOOST_CHECK(args.IsArgSet(dash + "dbcache"));
+            BOOST_CHECK_EQUAL(args.GetIntArg(dash + "dbcache", 0), 300);
+            BOOST_CHECK_EQUAL(args.GetArg(dash + "dbcache").value_or(""), "300");
+            BOOST_CHECK((args.GetArgs(dash + "debug") == std::vector<std::string>{"coindb"}));
+            BOOST_CHECK(args.IsArgNegated(dash + "daemon"));
+            BOOST_CHECK(!args.IsArgSet(dash + "rpcport"));
+        }
+    }
+    // Forced with the dash, read without it, and the other way round.
+    args.ForceSetArg("-dbcache", "400");
+    BOOST_CHECK_EQUAL(args.GetIntArg("dbcache", 0), 400);
+    args.ForceSetArg("dbcache", "500");
+    BOOST_CHECK_EQUAL(args.GetIntArg("-dbcache", 0), 500);
+}
+
 BOOST_FIXTURE_TEST_CASE(config_file_sections_and_precedence, TempDirFixture)
 {
     std::ofstream{m_path / "bitcoin.conf"} << "# comment\n"

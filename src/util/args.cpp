@@ -249,8 +249,13 @@ bool ArgsManager::ReadIncludedConfigFiles(std::string& error)
     return true;
 }
 
-ArgsManager::Values ArgsManager::Lookup(const std::string& name) const
+// Options are stored by name without the dash; callers may spell them
+// either way, "dbcache" or, as Bitcoin Core's callers do, "-dbcache".
+static std::string WithoutDash(const std::string& name) { return name.starts_with('-') ? name.substr(1) : name; }
+
+ArgsManager::Values ArgsManager::Lookup(const std::string& name_either_way) const
 {
+    const std::string name = WithoutDash(name_either_way);
     if (auto it = m_forced.find(name); it != m_forced.end()) return {it->second, false};
     if (auto it = m_command_line.find(name); it != m_command_line.end()) return {it->second, false};
     if (!m_network.empty()) {
@@ -343,7 +348,7 @@ std::vector<std::string> ArgsManager::GetArgs(const std::string& name) const
     return out;
 }
 
-void ArgsManager::ForceSetArg(const std::string& name, const std::string& value) { m_forced[name] = {value}; }
+void ArgsManager::ForceSetArg(const std::string& name, const std::string& value) { m_forced[WithoutDash(name)] = {value}; }
 
 void ArgsManager::SoftSetArg(const std::string& name, const std::string& value)
 {
