@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <limits>
+
 namespace node {
 
 std::optional<uint64_t> GetTotalRAM()
@@ -33,9 +35,11 @@ std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, s
             return std::nullopt;
         }
         // Negative and tiny requests get the minimum, as upstream; sizes that
-        // would overflow are capped instead of wrapping.
-        const int64_t capped = std::clamp<int64_t>(*mib, 0, int64_t{1} << 40);
-        total = std::max(static_cast<size_t>(capped) * MiB, MIN_DBCACHE_BYTES);
+        // would overflow size_t saturate instead of wrapping.
+        const uint64_t non_negative = static_cast<uint64_t>(std::max<int64_t>(*mib, 0));
+        const uint64_t max_mib = std::numeric_limits<size_t>::max() / MiB;
+        total = std::max(non_negative > max_mib ? std::numeric_limits<size_t>::max() : static_cast<size_t>(non_negative) * MiB,
+                         MIN_DBCACHE_BYTES);
     }
     return kernel::CacheSizes{total};
 }

@@ -43,8 +43,9 @@ constexpr bool ShouldWarnOversizedDbCache(uint64_t dbcache, uint64_t total_ram) 
 }
 
 // -dbcache in MiB (default GetDefaultDBCache(total_ram)), raised to
-// MIN_DBCACHE_BYTES, split by kernel::CacheSizes. Returns nullopt with error set
-// when the value is not a number.
+// MIN_DBCACHE_BYTES, split by kernel::CacheSizes. Values too large for
+// size_t saturate. Returns nullopt with error set when the value is not a
+// number.
 std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, std::optional<uint64_t> total_ram, std::string& error);
 
 } // namespace node

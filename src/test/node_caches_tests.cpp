@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -108,6 +109,18 @@ BOOST_AUTO_TEST_CASE(total_ram_is_known_here)
     const auto ram = node::GetTotalRAM();
     BOOST_REQUIRE(ram);
     BOOST_CHECK_GT(*ram, 64 * MIB);
+}
+
+BOOST_AUTO_TEST_CASE(dbcache_saturates_instead_of_wrapping)
+{
+    // 2^44 MiB is 2^64 bytes, one past size_t; larger still stays at the top.
+    for (const std::string mib : {"17592186044416", "9223372036854775807"}) {
+        BOOST_CHECK_EQUAL(Calculate("-dbcache=" + mib, std::nullopt).Total(), std::numeric_limits<size_t>::max());
+    }
+    BOOST_CHECK_EQUAL(Calculate("-dbcache=17592186044415", std::nullopt).Total(), std::numeric_limits<size_t>::max() - MIB + 1);
+    // Bitcoin Core's caches_tests size: 2^43 MiB, 2^63 bytes, exactly.
+    BOOST_CHECK_EQUAL(Calculate("-dbcache=8796093022208", std::nullopt).Total(), uint64_t{1} << 63);
+    BOOST_CHECK_EQUAL(Calculate("-dbcache=-5", std::nullopt).Total(), MIN_DB_CACHE);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
