@@ -201,11 +201,4 @@ SKIPPED = [
                "test/util/poolresourcetester.h (CheckAllDataAccountedFor) and resource.ChunkSizeBytes() have "
                "nothing to apply to; the case also needs CCoinsMap::operator[] (a default entry for a new key)",
     },
-    {
-        "file": "caches_tests.cpp",
-        "cases": ["large_dbcache_index_allocation"],
-        "why": "node::CalculateCacheSizes(args, n_indexes) returning the index caches (tx_index, txospender_index, "
-               "filter_index) beside the kernel's: coinsdb has no indexes, and its CalculateCacheSizes(args, "
-               "total_ram, error) sizes the kernel caches only",
-    },
 ]

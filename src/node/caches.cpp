@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <limits>
+#include <stdexcept>
 
 namespace node {
 
@@ -42,6 +43,28 @@ std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, s
                          MIN_DBCACHE_BYTES);
     }
     return kernel::CacheSizes{total};
+}
+
+CacheSizes CalculateCacheSizes(const ArgsManager& args, size_t n_indexes)
+{
+    std::string error;
+    const auto kernel_sizes = CalculateCacheSizes(args, GetTotalRAM(), error);
+    if (!kernel_sizes) throw std::invalid_argument{error};
+    size_t left = kernel_sizes->Total();
+    // An index takes an eighth of what is left, up to its cap.
+    const auto take = [&left](bool enabled, size_t cap) {
+        const size_t size = enabled ? std::min(left / 8, cap) : 0;
+        left -= size;
+        return size;
+    };
+    IndexCacheSizes index;
+    index.tx_index = take(args.GetBoolArg("txindex", false), MAX_TX_INDEX_CACHE);
+    index.txospender_index = take(args.GetBoolArg("txospenderindex", false), MAX_TXOSPENDER_INDEX_CACHE);
+    if (n_indexes > 0) {
+        index.filter_index = std::min(left / 8, MAX_FILTER_INDEX_CACHE) / n_indexes;
+        left -= index.filter_index * n_indexes;
+    }
+    return {index, kernel::CacheSizes{left}};
 }
 
 } // namespace node

@@ -48,6 +48,36 @@ constexpr bool ShouldWarnOversizedDbCache(uint64_t dbcache, uint64_t total_ram) 
 // number.
 std::optional<kernel::CacheSizes> CalculateCacheSizes(const ArgsManager& args, std::optional<uint64_t> total_ram, std::string& error);
 
+// Bitcoin Core's split of -dbcache with its indexes (node/caches.h there),
+// for code and tests written against Core. coinsdb has no indexes: its node
+// calls the function above, which gives the kernel all of -dbcache, as this
+// one does with no index flag set and n_indexes 0.
+//
+// | cache            | size, taken from what is left in this order        |
+// |------------------|-----------------------------------------------------|
+// | tx_index         | -txindex: min(1/8, MAX_TX_INDEX_CACHE), else 0      |
+// | txospender_index | -txospenderindex: min(1/8, MAX_TXOSPENDER_...)      |
+// | filter_index     | each of n_indexes: min(1/8, MAX_FILTER_...) / n     |
+// | kernel           | the rest, split by kernel::CacheSizes               |
+constexpr size_t MAX_TX_INDEX_CACHE{1024 * MiB};
+constexpr size_t MAX_TXOSPENDER_INDEX_CACHE{1024 * MiB};
+constexpr size_t MAX_FILTER_INDEX_CACHE{1024 * MiB};
+
+struct IndexCacheSizes {
+    size_t tx_index{0};
+    size_t txospender_index{0};
+    // Each filter index's; there are n_indexes of them.
+    size_t filter_index{0};
+};
+struct CacheSizes {
+    IndexCacheSizes index;
+    kernel::CacheSizes kernel;
+};
+// The default -dbcache is this machine's (GetTotalRAM()). Throws
+// std::invalid_argument for a -dbcache that is not a number (Core checks
+// it before; coinsdb's node, through the function above).
+CacheSizes CalculateCacheSizes(const ArgsManager& args, size_t n_indexes = 0);
+
 } // namespace node
 
 #endif // COINSDB_NODE_CACHES_H

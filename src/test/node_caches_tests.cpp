@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <optional>
 #include <string>
 
@@ -58,6 +59,42 @@ kernel::CacheSizes Calculate(const std::string& dbcache, std::optional<uint64_t>
     const auto sizes = node::CalculateCacheSizes(args, total_ram, error);
     BOOST_REQUIRE_MESSAGE(sizes, error);
     return *sizes;
+}
+
+// Core's CalculateCacheSizes(args, n_indexes): the index caches it splits
+// off -dbcache, in MiB, and what the kernel keeps.
+struct IndexRow {
+    uint64_t dbcache_mib;
+    bool txindex;
+    bool txospenderindex;
+    size_t n_indexes;
+    uint64_t tx_index;
+    uint64_t txospender_index;
+    uint64_t filter_index;
+};
+
+constexpr IndexRow INDEX_SPLITS[]{
+    // No index (coinsdb's node): the kernel gets it all.
+    {450, false, false, 0, 0, 0, 0},
+    // An eighth of 450 MiB, then an eighth of the 393.75 MiB left.
+    {450, true, false, 0, 450 * MIB / 8, 0, 0},
+    {450, true, true, 0, 450 * MIB / 8, 450 * MIB * 7 / 64, 0},
+    {450, false, false, 2, 0, 0, 450 * MIB / 8 / 2},
+    {800, true, false, 1, 100 * MIB, 0, 700 * MIB / 8},
+    // The caps: an eighth of 16 GiB is 2 GiB, each index gets 1 GiB.
+    {16384, true, true, 1, 1024 * MIB, 1024 * MIB, 1024 * MIB},
+    {16384, false, false, 4, 0, 0, 256 * MIB},
+    // Bitcoin Core's caches_tests case: -dbcache=2^43 MiB, 2^63 bytes.
+    {uint64_t{1} << 43, true, true, 3, 1024 * MIB, 1024 * MIB, 1024 * MIB / 3},
+};
+
+node::CacheSizes CalculateWithIndexes(const IndexRow& row)
+{
+    ArgsManager args;
+    args.ForceSetArg("-dbcache", std::to_string(row.dbcache_mib));
+    args.ForceSetArg("-txindex", row.txindex ? "1" : "0");
+    args.ForceSetArg("-txospenderindex", row.txospenderindex ? "1" : "0");
+    return node::CalculateCacheSizes(args, row.n_indexes);
 }
 
 } // namespace
@@ -111,6 +148,28 @@ BOOST_AUTO_TEST_CASE(total_ram_is_known_here)
     BOOST_CHECK_GT(*ram, 64 * MIB);
 }
 
+BOOST_AUTO_TEST_CASE(index_caches_split_off_dbcache)
+{
+    for (const auto& row : INDEX_SPLITS) {
+        BOOST_TEST_CONTEXT("-dbcache=" << row.dbcache_mib << " txindex=" << row.txindex << " txospenderindex="
+                                       << row.txospenderindex << " n_indexes=" << row.n_indexes)
+        {
+            const auto [index, kernel] = CalculateWithIndexes(row);
+            BOOST_CHECK_EQUAL(index.tx_index, row.tx_index);
+            BOOST_CHECK_EQUAL(index.txospender_index, row.txospender_index);
+            BOOST_CHECK_EQUAL(index.filter_index, row.filter_index);
+            // Nothing lost and nothing made up: every byte of -dbcache is
+            // an index's or the kernel's.
+            const uint64_t indexes = index.tx_index + index.txospender_index + index.filter_index * row.n_indexes;
+            BOOST_CHECK_EQUAL(indexes + kernel.Total(), row.dbcache_mib * MIB);
+            // With no index it is the node's own split.
+            if (indexes == 0) {
+                BOOST_CHECK_EQUAL(kernel.coins, Calculate("-dbcache=" + std::to_string(row.dbcache_mib), std::nullopt).coins);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(dbcache_saturates_instead_of_wrapping)
 {
     // 2^44 MiB is 2^64 bytes, one past size_t; larger still stays at the top.
@@ -121,6 +180,13 @@ BOOST_AUTO_TEST_CASE(dbcache_saturates_instead_of_wrapping)
     // Bitcoin Core's caches_tests size: 2^43 MiB, 2^63 bytes, exactly.
     BOOST_CHECK_EQUAL(Calculate("-dbcache=8796093022208", std::nullopt).Total(), uint64_t{1} << 63);
     BOOST_CHECK_EQUAL(Calculate("-dbcache=-5", std::nullopt).Total(), MIN_DB_CACHE);
+}
+
+BOOST_AUTO_TEST_CASE(index_split_refuses_a_dbcache_that_is_not_a_number)
+{
+    ArgsManager args;
+    args.ForceSetArg("-dbcache", "lots");
+    BOOST_CHECK_THROW(node::CalculateCacheSizes(args), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
