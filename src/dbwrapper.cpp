@@ -5,6 +5,7 @@
 #include <util/log.h>
 
 #include <leveldb/cache.h>
+#include <leveldb/comparator.h>
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/filter_policy.h>
@@ -13,6 +14,7 @@
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -49,6 +51,32 @@ void ThrowOnError(const leveldb::Status& status, const std::string& db_name)
     LogError("{}", message);
     throw dbwrapper_error(message);
 }
+
+// LevelDB's bytewise order with a cheaper compare. LevelDB compares keys
+// in every memtable insert (its skip list), every seek and every
+// compaction; its default comparator calls memcmp for each, and memcmp was
+// a fifth of the thread that writes a flush. Keys here differ within
+// their first 8 bytes almost always (a prefix byte, then a txid), so one
+// big-endian 64-bit compare usually decides. The name is the default's:
+// the order is the same, so databases written with either open with the
+// other, Bitcoin Core's included. The separators it writes into table
+// indexes are the default's own.
+class BytewiseKeyComparator final : public leveldb::Comparator
+{
+public:
+    const char* Name() const override { return leveldb::BytewiseComparator()->Name(); }
+    int Compare(const leveldb::Slice& a, const leveldb::Slice& b) const override
+    {
+        return dbwrapper_private::CompareKeys({a.data(), a.size()}, {b.data(), b.size()});
+    }
+    void FindShortestSeparator(std::string* start, const leveldb::Slice& limit) const override
+    {
+        leveldb::BytewiseComparator()->FindShortestSeparator(start, limit);
+    }
+    void FindShortSuccessor(std::string* key) const override { leveldb::BytewiseComparator()->FindShortSuccessor(key); }
+};
+
+const BytewiseKeyComparator KEY_COMPARATOR;
 
 // Routes LevelDB's own diagnostics to the "leveldb" debug category.
 class LevelDBLogger : public leveldb::Logger
@@ -337,6 +365,33 @@ struct CDBIterator::Impl {
     std::unique_ptr<leveldb::Iterator> it;
 };
 
+int dbwrapper_private::CompareKeys(std::string_view a, std::string_view b)
+{
+    const size_t common = std::min(a.size(), b.size());
+    size_t i = 0;
+    for (; i + sizeof(uint64_t) <= common; i += sizeof(uint64_t)) {
+        uint64_t word_a;
+        uint64_t word_b;
+        std::memcpy(&word_a, a.data() + i, sizeof(word_a));
+        std::memcpy(&word_b, b.data() + i, sizeof(word_b));
+        if (word_a == word_b) continue;
+        // Most significant byte first, as bytes compare.
+        if constexpr (std::endian::native == std::endian::little) {
+            word_a = __builtin_bswap64(word_a);
+            word_b = __builtin_bswap64(word_b);
+        }
+        return word_a < word_b ? -1 : 1;
+    }
+    for (; i < common; ++i) {
+        const auto byte_a = static_cast<unsigned char>(a[i]);
+        const auto byte_b = static_cast<unsigned char>(b[i]);
+        if (byte_a != byte_b) return byte_a < byte_b ? -1 : 1;
+    }
+    // One is a prefix of the other: the shorter sorts first.
+    if (a.size() == b.size()) return 0;
+    return a.size() < b.size() ? -1 : 1;
+}
+
 dbwrapper_private::BatchCapacity dbwrapper_private::GetBatchCapacity(const CDBBatch& batch)
 {
     const CDBBatch::Impl& impl = *batch.m_impl;
@@ -362,6 +417,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
     options.block_cache = impl.block_cache.get();
     options.write_buffer_size = params.cache_bytes / 4;
     options.filter_policy = impl.filter_policy.get();
+    options.comparator = &KEY_COMPARATOR;
     // Coin values are small and already compressed; LevelDB's compression
     // costs time for little space.
     options.compression = leveldb::kNoCompression;

@@ -25,6 +25,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // Any LevelDB failure: I/O errors, corruption, a database that will not open.
@@ -94,6 +95,10 @@ struct BatchCapacity {
     size_t leveldb;
 };
 BatchCapacity GetBatchCapacity(const CDBBatch& batch);
+// The order the database keeps keys in: bytewise, as LevelDB's default
+// comparator, and so as Bitcoin Core's chainstate. Negative, 0 or
+// positive as a sorts before, equal to or after b. Exposed for its tests.
+int CompareKeys(std::string_view a, std::string_view b);
 } // namespace dbwrapper_private
 
 // Changes that reach the database atomically in one WriteBatch.

@@ -228,6 +228,43 @@ BOOST_AUTO_TEST_CASE(obfuscation_matches_the_bytewise_definition)
     }
 }
 
+// The database's key order is bytewise, word by word or not: random keys
+// with long shared prefixes, every length up to 40 and bytes above 0x7f
+// (which a signed char compare would put first) order as
+// std::string_view::compare orders them.
+BOOST_AUTO_TEST_CASE(key_order_is_bytewise)
+{
+    const auto sign = [](int n) { return (n > 0) - (n < 0); };
+    TestRand rand{0xb17e5};
+    for (int run = 0; run < 20'000; ++run) {
+        std::string a(rand.Below(41), '\0');
+        for (auto& c : a) c = static_cast<char>(rand.OneIn(4) ? 0xff - rand.Below(3) : rand.Below(4));
+        // b shares a prefix of a, then differs, stops or goes on.
+        std::string b = a.substr(0, rand.Below(a.size() + 1));
+        const size_t more = rand.Below(12);
+        for (size_t i = 0; i < more; ++i) b.push_back(static_cast<char>(rand.OneIn(4) ? 0xff - rand.Below(3) : rand.Below(4)));
+        BOOST_TEST_CONTEXT(HexStr(std::as_bytes(std::span{a})) << " vs " << HexStr(std::as_bytes(std::span{b})))
+        {
+            BOOST_REQUIRE_EQUAL(sign(dbwrapper_private::CompareKeys(a, b)), sign(std::string_view{a}.compare(b)));
+            BOOST_REQUIRE_EQUAL(sign(dbwrapper_private::CompareKeys(b, a)), sign(std::string_view{b}.compare(a)));
+            BOOST_REQUIRE_EQUAL(dbwrapper_private::CompareKeys(a, a), 0);
+        }
+    }
+}
+
+// LevelDB records its comparator's name in the database and refuses to
+// open one written under another name: the name stays the default's, so
+// Bitcoin Core and coinsdb open each other's chainstates.
+BOOST_AUTO_TEST_CASE(database_names_leveldbs_default_comparator)
+{
+    TempDirFixture tmp;
+    {
+        CDBWrapper db{OnDisk(tmp.m_path / "db", true)};
+        db.Write(Key({'a'}), uint8_t{1});
+    }
+    BOOST_CHECK(ReadDatabaseFiles(tmp.m_path / "db").find("leveldb.BytewiseComparator") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(reopen_keeps_key_and_data)
 {
     TempDirFixture tmp;
