@@ -3,6 +3,7 @@
 #include <crypto/random.h>
 #include <dbwrapper_storage.h>
 #include <util/log.h>
+#include <util/xor.h>
 
 #include <leveldb/cache.h>
 #include <leveldb/comparator.h>
@@ -170,20 +171,9 @@ bool Obfuscation::IsActive() const
 void Obfuscation::Apply(std::span<std::byte> data) const
 {
     if (!IsActive()) return;
-    // The key is 8 bytes and the data starts at its first byte, so every
-    // 8 bytes of data take the whole key: one 64-bit XOR each (every coin a
-    // flush writes and every coin read comes through here).
-    static_assert(KEY_SIZE == sizeof(uint64_t));
-    uint64_t word_key;
-    std::memcpy(&word_key, m_key.data(), sizeof(word_key));
-    size_t i = 0;
-    for (; i + sizeof(word_key) <= data.size(); i += sizeof(word_key)) {
-        uint64_t word;
-        std::memcpy(&word, data.data() + i, sizeof(word));
-        word ^= word_key;
-        std::memcpy(data.data() + i, &word, sizeof(word));
-    }
-    for (; i < data.size(); ++i) data[i] ^= std::byte{m_key[i % KEY_SIZE]};
+    // A value starts at the key's first byte.
+    static_assert(KEY_SIZE == 8);
+    XorRepeatingKey(data, std::as_bytes(std::span<const unsigned char, KEY_SIZE>{m_key}));
 }
 
 struct CDBWrapper::Impl {

@@ -4,6 +4,7 @@
 #include <streams.h>
 #include <util/log.h>
 #include <util/strencodings.h>
+#include <util/xor.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -23,22 +24,11 @@ bool IsNullXorKey(const BlockFileXorKey& key)
 void XorAtOffset(std::span<std::byte> data, uint64_t file_offset, const BlockFileXorKey& key)
 {
     if (IsNullXorKey(key)) return;
-    // The key rotated to start with data[0]'s byte: every 8 bytes of data
-    // then take the whole rotated key, one 64-bit XOR instead of 8 byte
-    // XORs (a block is written and its undo data read through here).
+    // The key rotated to start with data[0]'s byte.
     BlockFileXorKey rotated;
     const size_t start = file_offset % key.size();
     for (size_t i = 0; i < key.size(); ++i) rotated[i] = key[(start + i) % key.size()];
-    uint64_t word_key;
-    std::memcpy(&word_key, rotated.data(), sizeof(word_key));
-    size_t i = 0;
-    for (; i + sizeof(word_key) <= data.size(); i += sizeof(word_key)) {
-        uint64_t word;
-        std::memcpy(&word, data.data() + i, sizeof(word));
-        word ^= word_key;
-        std::memcpy(data.data() + i, &word, sizeof(word));
-    }
-    for (; i < data.size(); ++i) data[i] ^= rotated[i % rotated.size()];
+    XorRepeatingKey(data, rotated);
 }
 
 bool ReadXored(std::FILE* file, uint64_t pos, std::span<std::byte> out, const BlockFileXorKey& key)
