@@ -250,7 +250,8 @@ struct CDBBatch::Impl {
     {
         if (direct) {
             const std::string_view key_view{reinterpret_cast<const char*>(key.data()), key.size()};
-            if (batch.ApproximateSize() == LEVELDB_HEADER || key_view > last_key) {
+            // In the database's own order (CompareKeys, LevelDB's comparator).
+            if (batch.ApproximateSize() == LEVELDB_HEADER || dbwrapper_private::CompareKeys(key_view, last_key) > 0) {
                 last_key.assign(key_view);
                 const leveldb::Slice key_slice{key_view.data(), key_view.size()};
                 if (type == Type::PUT) {
@@ -325,7 +326,9 @@ struct CDBBatch::Impl {
         if (direct) return batch;
         // Equal keys keep their staging order: offsets grow with it.
         const auto less = [this](size_t a, size_t b) {
-            const int c = KeyAt(a).compare(KeyAt(b));
+            const leveldb::Slice key_a = KeyAt(a);
+            const leveldb::Slice key_b = KeyAt(b);
+            const int c = dbwrapper_private::CompareKeys({key_a.data(), key_a.size()}, {key_b.data(), key_b.size()});
             return c < 0 || (c == 0 && a < b);
         };
         if (!std::ranges::is_sorted(offsets, less)) std::ranges::sort(offsets, less);
