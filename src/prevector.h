@@ -5,13 +5,15 @@
 // itself and goes to the heap only beyond that. Scripts use it: nearly every
 // output script is short, so a cached coin needs no allocation of its own.
 //
-// Layout (packed, so the object is exactly N + 4 bytes): a union of the N
-// inline elements and {heap pointer, heap capacity}, then a 32-bit word
-// whose top bit says which half of the union is live and whose other bits
-// hold the size. Contents live inline exactly when the size fits there:
-// growing past N moves them to the heap, shrinking back to N or less moves
-// them home and frees the heap block, so a short value never holds one.
-// Iterators are plain pointers and are invalidated by any change of size.
+// Layout (packed): a union of the N inline elements and {heap pointer, heap
+// size, heap capacity}, then a tag: the size while the contents are inline,
+// HEAP_TAG once they are on the heap. The tag is one byte when N < 255: a
+// prevector<35, unsigned char> is 36 bytes, where a 32-bit size word beside
+// the union would make it 39. Contents live
+// inline exactly when the size fits there: growing past N moves them to the
+// heap, shrinking back to N or less moves them home and frees the heap
+// block, so a short value never holds one. Iterators are plain pointers and
+// are invalidated by any change of size.
 
 #include <algorithm>
 #include <cassert>
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <new>
 #include <type_traits>
 
@@ -29,7 +32,7 @@ template <unsigned int N, typename T>
 class prevector
 {
     static_assert(std::is_trivially_copyable_v<T>, "elements are moved with memcpy");
-    static_assert(N * sizeof(T) >= sizeof(T*) + sizeof(uint32_t), "the inline half must cover the heap half");
+    static_assert(N * sizeof(T) >= sizeof(T*) + 2 * sizeof(uint32_t), "the inline half must cover the heap half");
 
 public:
     using value_type = T;
@@ -74,7 +77,7 @@ public:
     }
     ~prevector() { FreeHeap(); }
 
-    size_type size() const { return m_meta & SIZE_MASK; }
+    size_type size() const { return OnHeap() ? m_data.heap.size : m_tag; }
     bool empty() const { return size() == 0; }
     size_type capacity() const { return OnHeap() ? m_data.heap.capacity : N; }
     // Heap bytes owned: zero while the contents are inline.
@@ -206,10 +209,14 @@ public:
     }
 
 private:
-    static constexpr uint32_t HEAP_BIT = uint32_t{1} << 31;
-    static constexpr uint32_t SIZE_MASK = HEAP_BIT - 1;
+    // One byte whenever it can hold every inline size and one value more.
+    using Tag = std::conditional_t<(N < std::numeric_limits<uint8_t>::max()), uint8_t, uint32_t>;
+    static constexpr Tag HEAP_TAG = std::numeric_limits<Tag>::max();
+    static_assert(N < HEAP_TAG);
+    // The largest size, as before the tag shrank: sizes stay below 2^31.
+    static constexpr size_type MAX_SIZE = (size_type{1} << 31) - 1;
 
-    bool OnHeap() const { return m_meta & HEAP_BIT; }
+    bool OnHeap() const { return m_tag == HEAP_TAG; }
     size_type Offset(const_iterator pos) const { return static_cast<size_type>(pos - data()); }
 
     void FreeHeap()
@@ -228,8 +235,8 @@ private:
     void StealFrom(prevector& other)
     {
         std::memcpy(static_cast<void*>(&m_data), &other.m_data, sizeof(m_data));
-        m_meta = other.m_meta;
-        other.m_meta = 0;
+        m_tag = other.m_tag;
+        other.m_tag = 0;
     }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -238,37 +245,36 @@ private:
     // Moves the contents into a heap block of `capacity` elements.
     void MoveToHeap(size_type capacity)
     {
-        assert(capacity >= size() && capacity <= SIZE_MASK);
+        const size_type n = size();
+        assert(capacity >= n && capacity <= MAX_SIZE);
         T* block = static_cast<T*>(std::malloc(size_t{capacity} * sizeof(T)));
         if (!block) throw std::bad_alloc{};
-        std::memcpy(block, data(), size() * sizeof(T));
+        std::memcpy(block, data(), n * sizeof(T));
         FreeHeap();
+        // Inline contents, if that is where they were, are now overwritten.
         m_data.heap.ptr = block;
+        m_data.heap.size = n;
         m_data.heap.capacity = capacity;
-        m_meta = HEAP_BIT | size();
+        m_tag = HEAP_TAG;
     }
 
-    // Moves heap contents of at most N elements back inline.
-    void MoveInline()
+    // Moves the first n (at most N) heap elements back inline.
+    void MoveInline(size_type n)
     {
         T* block = m_data.heap.ptr;
-        const size_type n = size();
         std::memcpy(m_data.direct, block, n * sizeof(T));
         std::free(block);
-        m_meta = n;
+        m_tag = static_cast<Tag>(n);
     }
 
     // Sets the size, keeping [0, min(old, n)); new elements are left as
     // they are (callers fill them).
     void Resize(size_type n)
     {
-        assert(n <= SIZE_MASK);
+        assert(n <= MAX_SIZE);
         if (n <= N) {
-            if (OnHeap()) {
-                m_meta = HEAP_BIT | std::min(size(), n);
-                MoveInline();
-            }
-            m_meta = n;
+            if (OnHeap()) MoveInline(std::min(size(), n));
+            m_tag = static_cast<Tag>(n);
             return;
         }
         if (n > capacity()) {
@@ -276,7 +282,7 @@ private:
             // leaving the inline buffer: a script is usually built once.
             MoveToHeap(OnHeap() ? std::max(n, capacity() + capacity() / 2) : n);
         }
-        m_meta = HEAP_BIT | n;
+        m_data.heap.size = n;
     }
 
     // Makes room for `count` elements at `at`, shifting the tail.
@@ -292,10 +298,11 @@ private:
         T direct[N];
         struct {
             T* ptr;
+            uint32_t size;
             uint32_t capacity;
         } heap;
     } m_data;
-    uint32_t m_meta{0};
+    Tag m_tag{0};
 };
 #pragma pack(pop)
 
