@@ -45,7 +45,7 @@ uint256 HashFromByte(unsigned char byte)
     return uint256{bytes};
 }
 
-// Scripts of a few sizes, beyond the 36 bytes a coin holds inline too, so
+// Scripts of a few sizes, beyond the 35 bytes a coin holds inline too, so
 // that a lost or doubled coin shows in the memory accounting.
 Coin RandomCoin(TestRand& rand, int height)
 {

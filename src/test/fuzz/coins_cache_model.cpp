@@ -100,7 +100,7 @@ CScript MakeScript(FuzzInput& in)
         return script;
     }
     case 5: return filled({65, 0x04}, 64, {OP_CHECKSIG});                               // off-curve key, generic
-    case 6: return filled({}, 37 + in.Below(84), {});                                   // past the inline 36 bytes
+    case 6: return filled({}, 36 + in.Below(85), {});                                   // past the inline 35 bytes
     case 7: return CScript{};                                                           // empty
     case 8: return filled({OP_RETURN}, in.Below(8), {});                                // unspendable
     default: return filled({}, MAX_SCRIPT_SIZE + 1, {});                                // unspendable by size
