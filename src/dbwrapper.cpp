@@ -2,6 +2,7 @@
 
 #include <crypto/random.h>
 #include <dbwrapper_storage.h>
+#include <dbwrapper_tablefiles.h>
 #include <util/log.h>
 #include <util/xor.h>
 
@@ -180,6 +181,7 @@ struct CDBWrapper::Impl {
     std::unique_ptr<leveldb::Env> memory_env;
     std::unique_ptr<leveldb::Env> throttled_env;
     std::unique_ptr<leveldb::Env> budgeted_env;
+    std::unique_ptr<leveldb::Env> table_env;
     std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
     std::unique_ptr<leveldb::Cache> block_cache;
     std::unique_ptr<leveldb::Logger> logger;
@@ -445,6 +447,12 @@ CDBWrapper::CDBWrapper(const DBParams& params)
     if (params.options.fail_writes_after_bytes) {
         impl.budgeted_env = std::make_unique<BudgetedEnv>(options.env);
         options.env = impl.budgeted_env.get();
+    }
+    if (!params.memory_only) {
+        // Outermost: the environments below, as the disk, take the large
+        // writes, so a full disk fails one of them as it would for real.
+        impl.table_env = NewTableBufferingEnv(options.env);
+        options.env = impl.table_env.get();
     }
 
     leveldb::DB* raw_db = nullptr;
