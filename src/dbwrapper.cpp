@@ -608,6 +608,8 @@ void CDBBatch::Reserve(size_t bytes)
 
 size_t CDBBatch::SizeEstimate() const { return m_impl->Size(); }
 
+bool CDBBatch::InKeyOrder() const { return m_impl->direct; }
+
 void CDBBatch::WriteImpl(std::span<const std::byte> key, DataStream& value)
 {
     m_parent.m_obfuscation.Apply(value.MutableUnread());

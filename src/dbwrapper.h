@@ -138,6 +138,10 @@ public:
     void Reserve(size_t bytes);
     // Bytes the batch will hand to LevelDB, headers included.
     size_t SizeEstimate() const;
+    // Whether every record since the last Clear() came in strictly
+    // ascending key order. Such a batch holds its records once; one out of
+    // order holds them staged and, while it is written, sorted as well.
+    bool InKeyOrder() const;
 
 private:
     friend class CDBWrapper;

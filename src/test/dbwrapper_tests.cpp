@@ -406,6 +406,46 @@ BOOST_AUTO_TEST_CASE(batch_is_atomic)
     }
 }
 
+// InKeyOrder: true while each record's key is above the last one's, until
+// Clear(). Equal keys count as out of order (the later record must win).
+BOOST_AUTO_TEST_CASE(batch_in_key_order)
+{
+    struct Case {
+        std::vector<unsigned char> keys; // each is Key({'k', key}), all written or all erased
+        bool in_order;
+    };
+    const std::vector<Case> cases{
+        {{}, true},
+        {{0x10}, true},
+        {{0x10, 0x20, 0x30}, true},
+        {{0x10, 0x30, 0x20}, false},
+        {{0x10, 0x10}, false},
+        {{0x30, 0x10}, false},
+    };
+    CDBWrapper db{DBParams{.path = "in_key_order", .memory_only = true}};
+    CDBBatch batch{db};
+    for (const auto& [keys, in_order] : cases) {
+        for (const bool erase : {false, true}) {
+            batch.Clear();
+            BOOST_CHECK(batch.InKeyOrder());
+            for (const unsigned char key : keys) {
+                if (erase) {
+                    batch.Erase(Key({'k', key}));
+                } else {
+                    batch.Write(Key({'k', key}), uint8_t{1});
+                }
+            }
+            BOOST_CHECK_MESSAGE(batch.InKeyOrder() == in_order, keys.size() << " keys, erase=" << erase);
+        }
+    }
+    // Out of order stays out of order, whatever comes after.
+    batch.Clear();
+    batch.Write(Key({'k', 0x30}), uint8_t{1});
+    batch.Write(Key({'k', 0x10}), uint8_t{1});
+    batch.Write(Key({'k', 0xff}), uint8_t{1});
+    BOOST_CHECK(!batch.InKeyOrder());
+}
+
 // A batch reaches LevelDB in key order whatever order its records were
 // added in (see CDBBatch::Impl), and a key written twice, or written and
 // then erased, in one batch still ends as the last record said.
