@@ -8,6 +8,7 @@
 #include <cstring>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <random>
 #include <stdexcept>
 
@@ -218,6 +219,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     assert(!best_block.IsNull());
     const auto start = std::chrono::steady_clock::now();
     size_t batches = 0;
+    size_t overlapped = 0;
     // The peak resident set of this write, for the BatchWrite log line.
     // Sampled around each LevelDB write, where the serialized batch and
     // LevelDB's memtable are at their largest; the walk in between only
@@ -225,71 +227,113 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     size_t peak_rss = GetResidentBytes().value_or(0);
     // Where the peak starts from: maxMem minus this is what the write added.
     LogDebug(logging::Category::COINDB, "BatchWrite started, rss={}MiB", peak_rss >> 20);
-    const auto write_batch = [&](CDBBatch& pending) {
-        peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0));
-        m_db->WriteBatch(pending);
-        peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0));
+    const auto sample_rss = [&] { peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0)); };
+
+    // The batch being filled, and the one LevelDB is writing on a thread of
+    // its own (then in_flight is valid) or the spare. A batch in key order
+    // (each of a snapshot load's) goes to that thread while the walk fills
+    // the other: LevelDB's log and memtable take three quarters of a
+    // flush's thread, and the walk and serialization now run beside them.
+    // A batch out of key order holds a staged and, while written, a sorted
+    // copy of its records, so it is written here with no other batch
+    // around. Either way at most two batch buffers exist at once.
+    auto batch = std::make_unique<CDBBatch>(*m_db);
+    std::unique_ptr<CDBBatch> other;
+    bool batch_reserved = false;
+    bool other_reserved = false;
+    // Declared after the batches: a future of std::async waits for its
+    // thread when destroyed, so an exception never leaves a write running
+    // on a freed batch.
+    std::future<void> in_flight;
+    CoinsCachePair* in_flight_end = nullptr;
+    // The cursor releases a batch's entries (cleans them, or erases them
+    // when spent) only once that batch is written: a write that throws
+    // leaves every coin it did not store in the cache.
+    const auto written = [&](CoinsCachePair* end, bool partial) {
+        sample_rss();
+        cursor.ReleaseUntil(end);
         ++batches;
+        if (partial && m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
+    };
+    const auto land_in_flight = [&] {
+        if (!in_flight.valid()) return;
+        in_flight.get();
+        written(in_flight_end, /*partial=*/true);
+    };
+    const auto write_partial = [&](CoinsCachePair* end) {
+        land_in_flight();
+        sample_rss();
+        if (batch->InKeyOrder()) {
+            std::swap(batch, other);
+            std::swap(batch_reserved, other_reserved);
+            in_flight = std::async(std::launch::async, [this, writing = other.get()] { m_db->WriteBatch(*writing); });
+            in_flight_end = end;
+            ++overlapped;
+            if (!batch) {
+                batch = std::make_unique<CDBBatch>(*m_db);
+                batch_reserved = false;
+            }
+        } else {
+            other.reset();
+            m_db->WriteBatch(*batch);
+            written(end, /*partial=*/true);
+        }
+        batch->Clear();
     };
 
-    CDBBatch batch{*m_db};
     if (m_bulk_load) {
         LogDebug(logging::Category::COINDB, "Bulk load: this flush writes no crash markers");
         // Nothing to repair or protect: a crash discards the database. 'B'
         // goes with the lowest coins of a load in key order (the first
         // batch of its first flush), not with the highest.
-        if (GetBestBlock() != best_block) batch.Write(DB_BEST_BLOCK, best_block);
-        if (!GetHeadBlocks().empty()) batch.Erase(DB_HEAD_BLOCKS);
+        if (GetBestBlock() != best_block) batch->Write(DB_BEST_BLOCK, best_block);
+        if (!GetHeadBlocks().empty()) batch->Erase(DB_HEAD_BLOCKS);
     } else {
         // First batch: from here until the last batch lands, the database
         // is a mix of old_tip and best_block.
-        batch.Erase(DB_BEST_BLOCK);
-        batch.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
+        batch->Erase(DB_BEST_BLOCK);
+        batch->Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
     }
 
     size_t visited = 0;
     size_t changed = 0;
-    // The buffer keeps its capacity across Clear(): one reserve per write.
-    bool reserved = false;
-    // Only flagged entries. The cursor releases a batch's entries (cleans
-    // them, or erases them when spent) only once that batch is written: a
-    // write that throws leaves every coin it did not store in the cache.
+    // Only flagged entries, in the order of the cache's list.
     for (auto it = cursor.Begin(); it != cursor.End();) {
         CoinsCachePair* const next = it->second.Next();
         ++visited;
         if (it->second.IsDirty()) {
             ++changed;
             if (it->second.coin.IsSpent()) {
-                batch.Erase(ConstCoinKey{it->first});
+                batch->Erase(ConstCoinKey{it->first});
             } else {
-                batch.Write(ConstCoinKey{it->first}, it->second.coin);
+                batch->Write(ConstCoinKey{it->first}, it->second.coin);
             }
         }
-        const size_t pending = batch.SizeEstimate();
-        if (!reserved && pending > RESERVE_BATCH_AFTER) {
-            batch.Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
-            reserved = true;
+        const size_t pending = batch->SizeEstimate();
+        // A buffer keeps its capacity across Clear(): one reserve per batch.
+        if (!batch_reserved && pending > RESERVE_BATCH_AFTER) {
+            batch->Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
+            batch_reserved = true;
         }
         if (pending > m_options.batch_write_bytes) {
             LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", pending / BYTES_PER_MIB);
-            write_batch(batch);
-            cursor.ReleaseUntil(next);
-            batch.Clear();
-            if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
+            write_partial(next);
         }
         it = next;
     }
+    land_in_flight();
 
     if (!m_bulk_load) {
         // Last batch: the database is consistent with best_block again.
-        batch.Erase(DB_HEAD_BLOCKS);
-        batch.Write(DB_BEST_BLOCK, best_block);
+        batch->Erase(DB_HEAD_BLOCKS);
+        batch->Write(DB_BEST_BLOCK, best_block);
     }
-    LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch.SizeEstimate() / BYTES_PER_MIB);
-    write_batch(batch);
-    cursor.ReleaseUntil(cursor.End());
+    LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch->SizeEstimate() / BYTES_PER_MIB);
+    sample_rss();
+    m_db->WriteBatch(*batch);
+    written(cursor.End(), /*partial=*/false);
     const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    m_last_flush = {batches, changed, visited, took_ms, peak_rss};
+    m_last_flush = {batches, changed, visited, took_ms, peak_rss, overlapped};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
     // Written by default and without a category prefix, exactly as the
     // published batch-size measurements print it, so that their plotting

@@ -43,6 +43,9 @@ struct CoinsFlushStats {
     double duration_ms{0};
     // The largest resident set seen during the write; 0 when unknown.
     size_t peak_rss_bytes{0};
+    // Batches LevelDB wrote on a thread of their own while the walk went
+    // on: the partial batches in key order (see BatchWrite).
+    size_t overlapped{0};
 };
 
 // The UTXO set on disk (chainstate/), in Bitcoin Core's format: see the top
