@@ -275,8 +275,8 @@ inline void CCoinsCacheEntry::SetClean()
 
 // The cache's map: 104 + 4 bytes per coin, where std::unordered_map with a
 // node pool would cost a 120-byte node and an 8-byte bucket (the layout is
-// in util/slab_hash_map.h). The arena
-// holds the entries, as Core's CCoinsMapMemoryResource holds its nodes.
+// in util/slab_hash_map.h). The arena holds the entries, as Core's
+// CCoinsMapMemoryResource holds its nodes.
 using CCoinsMap = SlabHashMap<CoinsCachePair, SaltedCoinsCacheHasher>;
 using CCoinsMapMemoryResource = CCoinsMap::Arena;
 

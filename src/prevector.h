@@ -9,11 +9,11 @@
 // size, heap capacity}, then a tag: the size while the contents are inline,
 // HEAP_TAG once they are on the heap. The tag is one byte when N < 255: a
 // prevector<35, unsigned char> is 36 bytes, where a 32-bit size word beside
-// the union would make it 39. Contents live
-// inline exactly when the size fits there: growing past N moves them to the
-// heap, shrinking back to N or less moves them home and frees the heap
-// block, so a short value never holds one. Iterators are plain pointers and
-// are invalidated by any change of size.
+// the union would make it 39. Contents live inline exactly when the size
+// fits there: growing past N moves them to the heap, shrinking back to N or
+// less moves them home and frees the heap block, so a short value never
+// holds one. Iterators are plain pointers and are invalidated by any change
+// of size.
 
 #include <algorithm>
 #include <cassert>
