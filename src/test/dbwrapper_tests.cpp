@@ -138,6 +138,35 @@ WriteCounters ReadWriteCounters()
     return counters;
 }
 
+// A table's worth of data for the table-file tests: TABLE_ENTRIES records
+// of 1000 bytes, about 8 MB, which a 16 MiB write buffer (TABLE_TEST_CACHE)
+// holds in the memtable until a compaction writes it out.
+constexpr size_t TABLE_ENTRIES = 8000;
+constexpr size_t TABLE_VALUE_SIZE = 1000;
+constexpr size_t TABLE_TEST_CACHE = 64 << 20;
+
+RawBytes TableKey(size_t i) { return Key({'t', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}); }
+
+std::vector<unsigned char> TableValue(size_t i)
+{
+    std::vector<unsigned char> value(TABLE_VALUE_SIZE);
+    for (size_t j = 0; j < TABLE_VALUE_SIZE; ++j) value[j] = static_cast<unsigned char>(i * 31 + j * 7);
+    return value;
+}
+
+// Writes every record, in batches of 500, none synced.
+void WriteTableEntries(CDBWrapper& db)
+{
+    CDBBatch batch{db};
+    for (size_t i = 0; i < TABLE_ENTRIES; ++i) {
+        batch.Write(TableKey(i), TableValue(i));
+        if (i % 500 == 499) {
+            db.WriteBatch(batch);
+            batch.Clear();
+        }
+    }
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(dbwrapper_tests)
@@ -778,23 +807,8 @@ BOOST_AUTO_TEST_CASE(table_files_are_written_in_large_writes)
     // (and a MANIFEST record or two), so its writes average far above a
     // block. Without the buffering they average about 4 KiB.
     TempDirFixture tmp;
-    constexpr size_t ENTRIES = 8000;
-    constexpr size_t VALUE_SIZE = 1000;
-    const auto value_of = [](size_t i) {
-        std::vector<unsigned char> value(VALUE_SIZE);
-        for (size_t j = 0; j < VALUE_SIZE; ++j) value[j] = static_cast<unsigned char>(i * 31 + j * 7);
-        return value;
-    };
-    // A 16 MiB write buffer holds all of it until the compaction.
-    CDBWrapper db{DBParams{.path = tmp.m_path / "db", .cache_bytes = 64 << 20}};
-    CDBBatch batch{db};
-    for (size_t i = 0; i < ENTRIES; ++i) {
-        batch.Write(Key({'t', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}), value_of(i));
-        if (i % 500 == 499) {
-            db.WriteBatch(batch);
-            batch.Clear();
-        }
-    }
+    CDBWrapper db{DBParams{.path = tmp.m_path / "db", .cache_bytes = TABLE_TEST_CACHE}};
+    WriteTableEntries(db);
 
     const WriteCounters before = ReadWriteCounters();
     db.CompactFull();
@@ -803,16 +817,16 @@ BOOST_AUTO_TEST_CASE(table_files_are_written_in_large_writes)
     const uint64_t calls = after.calls - before.calls;
     // The compaction wrote the whole database as tables: about 8 MB, once
     // out of the memtable and maybe again one level down.
-    BOOST_REQUIRE_GT(bytes, ENTRIES * VALUE_SIZE);
+    BOOST_REQUIRE_GT(bytes, TABLE_ENTRIES * TABLE_VALUE_SIZE);
     BOOST_REQUIRE_GT(calls, 0U);
     BOOST_TEST_MESSAGE(bytes << " bytes in " << calls << " writes");
     BOOST_CHECK_GE(bytes / calls, 64U * 1024);
 
     // And the tables hold what was written.
-    for (size_t i = 0; i < ENTRIES; i += 97) {
+    for (size_t i = 0; i < TABLE_ENTRIES; i += 97) {
         std::vector<unsigned char> value;
-        BOOST_REQUIRE(db.Read(Key({'t', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}), value));
-        BOOST_CHECK(value == value_of(i));
+        BOOST_REQUIRE(db.Read(TableKey(i), value));
+        BOOST_CHECK(value == TableValue(i));
     }
 }
 
@@ -824,34 +838,24 @@ BOOST_AUTO_TEST_CASE(full_disk_during_a_table_write_loses_nothing)
 {
     TempDirFixture tmp;
     const auto path = tmp.m_path / "db";
-    constexpr size_t ENTRIES = 8000;
-    const auto key_of = [](size_t i) { return Key({'f', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}); };
-    const auto value_of = [](size_t i) { return std::vector<unsigned char>(1000, static_cast<unsigned char>(i * 7)); };
     {
-        DBParams params{.path = path, .cache_bytes = 64 << 20}; // a 16 MiB memtable takes all of it
+        DBParams params{.path = path, .cache_bytes = TABLE_TEST_CACHE};
         // The log takes about 8.1 MB; the table that follows finds 2 MB.
         params.options.fail_writes_after_bytes = 10 << 20;
         CDBWrapper db{params};
-        CDBBatch batch{db};
-        for (size_t i = 0; i < ENTRIES; ++i) {
-            batch.Write(key_of(i), value_of(i));
-            if (i % 500 == 499) {
-                db.WriteBatch(batch);
-                batch.Clear();
-            }
-        }
+        WriteTableEntries(db);
         BOOST_REQUIRE(!db.WriteFailure());
         db.CompactFull();
         BOOST_CHECK_EXCEPTION(db.Write(Key({'g'}), uint8_t{1}), dbwrapper_error, [](const dbwrapper_error& e) {
             return std::string{e.what()} == "Fatal LevelDB error in db: IO error: simulated full disk: No space left on device";
         });
         std::vector<unsigned char> value;
-        BOOST_CHECK(db.Read(key_of(ENTRIES - 1), value) && value == value_of(ENTRIES - 1));
+        BOOST_CHECK(db.Read(TableKey(TABLE_ENTRIES - 1), value) && value == TableValue(TABLE_ENTRIES - 1));
     }
-    CDBWrapper reopened{DBParams{.path = path, .cache_bytes = 64 << 20}};
-    for (size_t i = 0; i < ENTRIES; ++i) {
+    CDBWrapper reopened{DBParams{.path = path, .cache_bytes = TABLE_TEST_CACHE}};
+    for (size_t i = 0; i < TABLE_ENTRIES; ++i) {
         std::vector<unsigned char> value;
-        BOOST_REQUIRE_MESSAGE(reopened.Read(key_of(i), value) && value == value_of(i), "entry " << i);
+        BOOST_REQUIRE_MESSAGE(reopened.Read(TableKey(i), value) && value == TableValue(i), "entry " << i);
     }
     BOOST_CHECK(!reopened.Exists(Key({'g'})));
 }
