@@ -31,6 +31,9 @@ python3 contrib/devtools/check_layers.py src
 echo "== functional test list (test/functional/README.md)"
 python3 contrib/devtools/check_functional_list.py
 
+echo "== benchmark scripts' own tests (contrib/bench/test_*.py)"
+python3 -m unittest discover -s contrib/bench -p 'test_*.py'
+
 echo "== unit tests (ctest: one test per Boost suite)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 

@@ -19,6 +19,11 @@ Workloads (--workload):
 Both nodes must end at the same hash_serialized_3: after the first run of
 each node, the node is restarted (untimed) and asked for gettxoutsetinfo.
 
+With more than one run, the table's last column gives each pair's ratio
+(run n of coinsdb against run n of Core, run back to back), so a ratio
+whose median passes a target but one of its pairs does not shows as such.
+--from-json reprints the table of a file --json wrote.
+
 Not measured: script or signature checks (coinsdb has none; Core skips them
 under assumeutxo and assumevalid), network download, cold-cache disk reads
 (the snapshot or chain file is in the page cache after the first run), and
@@ -319,21 +324,37 @@ def median_of(runs, key):
     return statistics.median(values) if values else None
 
 
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+# Run n of coinsdb against run n of Core: the two ran back to back, so a
+# pair shares the machine's state of the moment, which the medians of
+# separate runs do not. A target met by the median but missed by a pair is
+# on the line.
+def pair_ratios(results, key):
+    return [ratio(a.get(key), b.get(key)) for a, b in zip(results["coinsdb"], results["core"])]
+
+
 def summarize(workload, results):
     summary = {}
     for key, *_ in METRICS[workload]:
         a, b = median_of(results["coinsdb"], key), median_of(results["core"], key)
-        summary[key] = {"coinsdb": a, "core": b, "ratio": a / b if a is not None and b else None}
+        summary[key] = {"coinsdb": a, "core": b, "ratio": ratio(a, b), "pairs": pair_ratios(results, key)}
     return summary
 
 
 def print_table(workload, summary, runs):
-    rows = [("metric", f"coinsdb (median of {runs})", f"core (median of {runs})", "coinsdb/core")]
+    rows = [("metric", f"coinsdb (median of {runs})", f"core (median of {runs})", "coinsdb/core", "per pair")]
+    share = lambda r: "-" if r is None else f"{r:.2f}"
     for key, label, fmt, unit in METRICS[workload]:
         s = summary[key]
         cell = lambda v: "-" if v is None else (fmt.format(v) + (f" {unit}" if unit else ""))
-        rows.append((label, cell(s["coinsdb"]), cell(s["core"]), "-" if s["ratio"] is None else f"{s['ratio']:.2f}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        pairs = ", ".join(share(r) for r in s["pairs"])
+        rows.append((label, cell(s["coinsdb"]), cell(s["core"]), share(s["ratio"]), pairs))
+    if runs == 1:
+        rows = [row[:4] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
         print(f"| {row[0]:<{widths[0]}} | " + " | ".join(f"{c:>{w}}" for c, w in zip(row[1:], widths[1:])) + " |")
         if n == 0:
@@ -362,6 +383,7 @@ def parse_args():
     p.add_argument("--keep", action="store_true", help="keep the work directory (a given --workdir is always kept)")
     p.add_argument("--port", type=int, default=29450, help="RPC port of coinsdb; Core uses the next one (default: 29450)")
     p.add_argument("--json", type=Path, help="write every run and the medians to this file")
+    p.add_argument("--from-json", type=Path, help="print the table of a file --json wrote, without running anything")
     opts = p.parse_args()
     if opts.runs < 1:
         p.error("--runs must be at least 1")
@@ -378,8 +400,18 @@ def find_coinsdb(opts):
     return bin_dir, tools
 
 
+def reprint(path):
+    saved = json.loads(path.read_text())
+    print_table(saved["workload"], summarize(saved["workload"], saved["results"]), saved["runs"])
+    hashes = saved["hash_serialized_3"]
+    print(f"hash_serialized_3: coinsdb {hashes.get('coinsdb')}, core {hashes.get('core')}")
+
+
 def main():
     opts = parse_args()
+    if opts.from_json:
+        reprint(opts.from_json)
+        return
     coinsdb_bin, coinsdb_tools = find_coinsdb(opts)
     core_bin = opts.core_bin.resolve()
     template = (opts.template or core_bin.parent / "template").resolve()
