@@ -86,10 +86,11 @@ class CDBWrapper;
 class CDBBatch;
 
 namespace dbwrapper_private {
-// For the tests of CDBBatch::Reserve: the bytes a batch's two buffers can
-// hold without growing, the staged records and the LevelDB batch built
-// from them. leveldb is 0 when LevelDB's WriteBatch is not laid out as one
-// std::string, the layout the probe reads.
+// For the tests of how a batch sizes its buffers: the bytes its two
+// buffers can hold without growing, the staged records and the LevelDB
+// batch built from them. leveldb is 0 before the LevelDB batch is built,
+// and when LevelDB's WriteBatch is not laid out as one std::string, the
+// layout the probe reads.
 struct BatchCapacity {
     size_t staged;
     size_t leveldb;
@@ -130,17 +131,17 @@ public:
 
     // Clears the batch; its buffer keeps the capacity it reached.
     void Clear();
-    // Sizes the batch's buffers for `bytes` in one allocation each, keeping
-    // what it holds; Clear() keeps them. Without it a buffer doubles its
-    // way up, and each step briefly holds the old and the new copy. A no-op
-    // when it is that big. It relies on how LevelDB's WriteBatch keeps its
-    // memory, which LevelDB does not document: see dbwrapper.cpp.
+    // Sizes the batch's staging buffer for `bytes` in one allocation,
+    // keeping what it holds; Clear() keeps it, and after a write the next
+    // record reserves it again. Without it the buffer doubles its way up,
+    // and each step briefly holds the old and the new copy. A no-op when it
+    // is that big. (The LevelDB batch built at the write is always sized
+    // once, for the records it gets.)
     void Reserve(size_t bytes);
     // Bytes the batch will hand to LevelDB, headers included.
     size_t SizeEstimate() const;
     // Whether every record since the last Clear() came in strictly
-    // ascending key order. Such a batch holds its records once; one out of
-    // order holds them staged and, while it is written, sorted as well.
+    // ascending key order: such a batch needs no sort before it is written.
     bool InKeyOrder() const;
 
 private:

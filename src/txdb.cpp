@@ -234,9 +234,10 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     // (each of a snapshot load's) goes to that thread while the walk fills
     // the other: LevelDB's log and memtable take three quarters of a
     // flush's thread, and the walk and serialization now run beside them.
-    // A batch out of key order holds a staged and, while written, a sorted
-    // copy of its records, so it is written here with no other batch
-    // around. Either way at most two batch buffers exist at once.
+    // A batch out of key order is sorted and written here with no other
+    // batch around. A batch holds one buffer but while LevelDB's batch is
+    // built from its staged records, so at most two exist at once, three
+    // while one is built.
     auto batch = std::make_unique<CDBBatch>(*m_db);
     std::unique_ptr<CDBBatch> other;
     bool batch_reserved = false;
@@ -310,7 +311,8 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
             }
         }
         const size_t pending = batch->SizeEstimate();
-        // A buffer keeps its capacity across Clear(): one reserve per batch.
+        // A batch keeps what it was reserved for across Clear(): one
+        // reserve per batch.
         if (!batch_reserved && pending > RESERVE_BATCH_AFTER) {
             batch->Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
             batch_reserved = true;
