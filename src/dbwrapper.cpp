@@ -161,7 +161,6 @@ private:
     std::atomic<size_t> m_budget{std::numeric_limits<size_t>::max()};
 };
 
-
 // Gives an empty `batch` room for `bytes` in one allocation, touched once.
 // leveldb::WriteBatch has no reserve(), and its header says nothing of how
 // it keeps its memory. What this relies on is how LevelDB (1.23,

@@ -129,7 +129,8 @@ public:
         EraseImpl(m_key_buffer.Unread());
     }
 
-    // Clears the batch; its buffer keeps the capacity it reached.
+    // Clears the batch. The staging buffer keeps its capacity, and what
+    // Reserve() sized it for; the LevelDB batch built at a write goes.
     void Clear();
     // Sizes the batch's staging buffer for `bytes` in one allocation,
     // keeping what it holds; Clear() keeps it, and after a write the next

@@ -232,8 +232,8 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     // The batch being filled, and the one LevelDB is writing on a thread of
     // its own (then in_flight is valid) or the spare. A batch in key order
     // (each of a snapshot load's) goes to that thread while the walk fills
-    // the other: LevelDB's log and memtable take three quarters of a
-    // flush's thread, and the walk and serialization now run beside them.
+    // the other: LevelDB's log and memtable take most of the writing
+    // thread, and the walk and serialization now run beside them.
     // A batch out of key order is sorted and written here with no other
     // batch around. A batch holds one buffer but while LevelDB's batch is
     // built from its staged records, so at most two exist at once, three
