@@ -57,11 +57,10 @@ void CoinsViewCacheCursor::Release(CoinsCachePair& current)
         Assume(m_dirty_count > 0);
         --m_dirty_count;
     }
+    m_list.SetClean(current);
     if (current.second.coin.IsSpent() && !m_will_erase) {
         if (m_usage) *m_usage -= current.second.coin.DynamicMemoryUsage();
         m_map.erase(current.first);
-    } else {
-        current.second.SetClean();
     }
 }
 
@@ -69,7 +68,7 @@ CoinsCachePair* CoinsViewCacheCursor::NextAndMaybeErase(CoinsCachePair& current)
 {
     Assume(&current == Begin());
     // Read before releasing: releasing unlinks current.
-    CoinsCachePair* next = current.second.Next();
+    CoinsCachePair* next = m_list.Next(current);
     Release(current);
     return next;
 }
@@ -98,7 +97,6 @@ CCoinsViewCache::CCoinsViewCache(CCoinsView* base, bool deterministic)
     : CCoinsViewBacked{base},
       m_cache_coins{0, SaltedCoinsCacheHasher{deterministic}, std::equal_to<COutPoint>{}, &m_cache_coins_memory_resource}
 {
-    m_sentinel.second.SelfRef(m_sentinel);
 }
 
 size_t CCoinsViewCache::DynamicMemoryUsage() const
@@ -187,8 +185,8 @@ void CCoinsViewCache::AddCoin(const COutPoint& outpoint, Coin&& coin, bool possi
     }
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     it->second.coin = std::move(coin);
-    MarkDirty(*it);
-    if (fresh) CCoinsCacheEntry::SetFresh(*it, m_sentinel);
+    MarkDirty(it);
+    if (fresh) m_flagged.SetFresh(it);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -196,14 +194,14 @@ void CCoinsViewCache::EmplaceCoinInternalDANGER(COutPoint&& outpoint, Coin&& coi
 {
     auto [it, inserted] = m_cache_coins.try_emplace(std::move(outpoint), std::move(coin));
     if (!inserted) return;
-    MarkDirty(*it);
+    MarkDirty(it);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
 void CCoinsViewCache::EmplaceNewCoinInternalDANGER(COutPoint&& outpoint, Coin&& coin)
 {
     auto it = m_cache_coins.emplace_absent(std::move(outpoint), std::move(coin));
-    MarkDirty(*it);
+    MarkDirty(it);
     m_cached_coins_usage += it->second.coin.DynamicMemoryUsage();
 }
 
@@ -218,9 +216,9 @@ bool CCoinsViewCache::SpendCoin(const COutPoint& outpoint, Coin* moveout)
         // A cache makes FRESH entries DIRTY too, but the count must follow
         // the flag, not the cache's habits.
         if (it->second.IsDirty()) --m_dirty_count;
-        m_cache_coins.erase(it);
+        EraseEntry(it);
     } else {
-        MarkDirty(*it);
+        MarkDirty(it);
         it->second.coin.Clear();
     }
     return true;
@@ -241,20 +239,20 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
     CoinsCachePair* chain_ahead = cursor.Begin();
     for (size_t i = 0; i < 2 * BATCH_PREFETCH_DISTANCE && bucket_ahead != cursor.End(); ++i) {
         m_cache_coins.prefetch(bucket_ahead->first);
-        bucket_ahead = bucket_ahead->second.Next();
+        bucket_ahead = cursor.Next(*bucket_ahead);
         if (i >= BATCH_PREFETCH_DISTANCE) {
             m_cache_coins.prefetch_chain(chain_ahead->first);
-            chain_ahead = chain_ahead->second.Next();
+            chain_ahead = cursor.Next(*chain_ahead);
         }
     }
     for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.NextAndMaybeErase(*it)) {
         if (bucket_ahead != cursor.End()) {
             m_cache_coins.prefetch(bucket_ahead->first);
-            bucket_ahead = bucket_ahead->second.Next();
+            bucket_ahead = cursor.Next(*bucket_ahead);
         }
         if (chain_ahead != cursor.End()) {
             m_cache_coins.prefetch_chain(chain_ahead->first);
-            chain_ahead = chain_ahead->second.Next();
+            chain_ahead = cursor.Next(*chain_ahead);
         }
         CCoinsCacheEntry& child = it->second;
         // FRESH alone (never made by a cache) carries nothing to write.
@@ -268,8 +266,8 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
             m_cached_coins_usage += added->second.coin.DynamicMemoryUsage();
             // FRESH carries over only when the child knew its parent (us)
             // had nothing; a non-FRESH child entry may exist further down.
-            MarkDirty(*added);
-            if (child.IsFresh()) CCoinsCacheEntry::SetFresh(*added, m_sentinel);
+            MarkDirty(added);
+            if (child.IsFresh()) m_flagged.SetFresh(added);
             continue;
         }
         if (child.IsFresh() && !ours->second.coin.IsSpent()) {
@@ -279,7 +277,7 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
             // Our parent never saw the coin and it is now spent: drop it.
             m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
             if (ours->second.IsDirty()) --m_dirty_count;
-            m_cache_coins.erase(ours);
+            EraseEntry(ours);
             continue;
         }
         m_cached_coins_usage -= ours->second.coin.DynamicMemoryUsage();
@@ -287,16 +285,16 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
         m_cached_coins_usage += ours->second.coin.DynamicMemoryUsage();
         // Never add FRESH here: our entry may be a spend our parent still
         // has to learn about.
-        MarkDirty(*ours);
+        MarkDirty(ours);
     }
     m_best_block = best_block;
 }
 
 void CCoinsViewCache::Flush()
 {
-    CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/true, &m_cached_coins_usage};
+    CoinsViewCacheCursor cursor{m_dirty_count, m_flagged, m_cache_coins, /*will_erase=*/true, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
-    Assume(m_dirty_count == 0);
+    Assume(m_dirty_count == 0 && m_flagged.Empty());
     // The parent holds everything and only clean entries are left. The
     // map keeps its chunks and bucket array, so refilling the cache neither
     // allocates nor rehashes its way up again, and it rewinds its arena:
@@ -307,19 +305,20 @@ void CCoinsViewCache::Flush()
 
 void CCoinsViewCache::Sync()
 {
-    CoinsViewCacheCursor cursor{m_dirty_count, m_sentinel, m_cache_coins, /*will_erase=*/false, &m_cached_coins_usage};
+    CoinsViewCacheCursor cursor{m_dirty_count, m_flagged, m_cache_coins, /*will_erase=*/false, &m_cached_coins_usage};
     m_base->BatchWrite(cursor, GetBestBlock());
     // Every flagged entry was released: cleaned, or erased if spent. As
     // every spent entry is DIRTY, none is left.
-    Assume(m_dirty_count == 0 && m_sentinel.second.Next() == &m_sentinel);
+    Assume(m_dirty_count == 0 && m_flagged.Empty());
 }
 
 void CCoinsViewCache::Reset() noexcept
 {
-    // Destroying an entry takes it off the flagged list, so the list ends
-    // empty with the map. As after a flush, the bucket array and chunks stay
-    // for the next use.
+    // The entries go without being unlinked one by one: the list is
+    // emptied with the map. As after a flush, the bucket array and chunks
+    // stay for the next use.
     m_cache_coins.clear();
+    m_flagged.Forget();
     m_cached_coins_usage = 0;
     m_dirty_count = 0;
     m_best_block = uint256{};
@@ -333,10 +332,16 @@ void CCoinsViewCache::Uncache(const COutPoint& outpoint)
     m_cache_coins.erase(it);
 }
 
-void CCoinsViewCache::MarkDirty(CoinsCachePair& pair)
+void CCoinsViewCache::MarkDirty(CCoinsMap::iterator it)
 {
-    if (!pair.second.IsDirty()) ++m_dirty_count;
-    CCoinsCacheEntry::SetDirty(pair, m_sentinel);
+    if (!it->second.IsDirty()) ++m_dirty_count;
+    m_flagged.SetDirty(it);
+}
+
+void CCoinsViewCache::EraseEntry(CCoinsMap::iterator it)
+{
+    m_flagged.SetClean(*it);
+    m_cache_coins.erase(it);
 }
 
 size_t CCoinsViewCache::RecomputeDynamicMemoryUsage() const
@@ -357,9 +362,7 @@ void CCoinsViewCache::SanityCheck() const
         // without DIRTY, and a spent entry that is not exactly DIRTY.
         assert(!(entry.IsFresh() && !entry.IsDirty()));
         if (entry.coin.IsSpent()) assert(entry.IsDirty() && !entry.IsFresh());
-        const bool has_flag = entry.IsDirty() || entry.IsFresh();
-        assert(has_flag == (entry.Next() != nullptr) && has_flag == (entry.Prev() != nullptr));
-        flagged += has_flag;
+        flagged += entry.IsDirty() || entry.IsFresh();
         recomputed_usage += entry.coin.DynamicMemoryUsage();
     }
     assert(recomputed_usage == m_cached_coins_usage);
@@ -369,14 +372,14 @@ void CCoinsViewCache::SanityCheck() const
     // this map, and there are exactly as many members as flagged entries:
     // together, every flagged entry is on the list exactly once.
     size_t linked = 0;
-    for (const CoinsCachePair* it = m_sentinel.second.Next(); it != &m_sentinel; it = it->second.Next()) {
-        assert(it->second.Next()->second.Prev() == it);
+    for (const CoinsCachePair* it = m_flagged.First(); it != m_flagged.End(); it = m_flagged.Next(*it)) {
+        assert(m_flagged.Prev(*m_flagged.Next(*it)) == it);
         assert(it->second.IsDirty() || it->second.IsFresh());
         const auto found = m_cache_coins.find(it->first);
         assert(found != m_cache_coins.end() && &*found == it);
         assert(++linked <= flagged);
     }
-    assert(m_sentinel.second.Next()->second.Prev() == &m_sentinel);
+    assert(m_flagged.Prev(*m_flagged.First()) == m_flagged.End());
     assert(linked == flagged);
 }
 

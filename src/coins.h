@@ -132,22 +132,22 @@ private:
 //   spent    -      FRESH  a spent FRESH entry is erased instead.   invalid
 //
 // The flagged list: each cache links its flagged entries into a circular
-// doubly linked list through a sentinel it owns, so that writing changes
-// back walks only the changes, not every cached coin. Invariants:
+// doubly linked list through a sentinel, so that writing changes back walks
+// only the changes, not every cached coin (CoinsFlaggedList, below).
+// Invariants:
 //   - an entry is on the list exactly once while it has a flag, and not at
-//     all (null links) while it has none;
+//     all while it has none;
 //   - entries are in the order they were first flagged: the first flag
 //     links an entry in just before the sentinel, later flags leave it be;
-//   - an entry leaves the list when SetClean() drops its flags or when it
-//     is destroyed, i.e. erased from the map;
+//   - an entry leaves the list when the list's SetClean() drops its flags.
+//     Nothing else unlinks it: an entry is erased from the map only once
+//     clean, and a map cleared with flagged entries in it is followed by
+//     the list's Forget();
 //   - the sentinel is never in the map, never flagged and never erased
 //     while the map exists; an empty list is the sentinel linked to itself;
 //   - links stay valid because the map never moves its entries, which is
 //     also why entries cannot be copied, and why only an entry on no list
 //     (no flags) can be moved.
-struct CCoinsCacheEntry;
-struct CoinsCachePair;
-
 struct CCoinsCacheEntry {
     enum Flags : uint8_t {
         DIRTY = 1 << 0,
@@ -168,48 +168,41 @@ struct CCoinsCacheEntry {
     // which would keep pointing at the old one: moving it asserts.
     CCoinsCacheEntry(CCoinsCacheEntry&& other) noexcept : coin{std::move(other.coin)}
     {
-        assert(other.FlagBits() == 0 && other.m_prev == nullptr);
+        assert(other.FlagBits() == 0);
     }
-    ~CCoinsCacheEntry() { SetClean(); }
 
-    // Flags are only ever added one at a time and only ever cleared all
-    // together; adding the first one puts the entry on sentinel's list.
-    static void SetDirty(CoinsCachePair& pair, CoinsCachePair& sentinel) { AddFlags(DIRTY, pair, sentinel); }
-    static void SetFresh(CoinsCachePair& pair, CoinsCachePair& sentinel) { AddFlags(FRESH, pair, sentinel); }
-    // The parent now holds exactly this entry's coin: off the list.
-    void SetClean();
     bool IsDirty() const { return FlagBits() & DIRTY; }
     bool IsFresh() const { return FlagBits() & FRESH; }
 
-    // Neighbours on the flagged list; meaningful for a flagged entry or a
-    // sentinel only.
-    CoinsCachePair* Next() const { return reinterpret_cast<CoinsCachePair*>(m_next_and_flags & ~FLAG_MASK); }
-    CoinsCachePair* Prev() const { return m_prev; }
-    // Makes `self`, which must hold this entry, the sentinel of an empty list.
-    void SelfRef(CoinsCachePair& self)
-    {
-        m_prev = &self;
-        m_next_and_flags = reinterpret_cast<uintptr_t>(&self);
-    }
+    // The links are slots of the map's arena (CCoinsMap::Arena::At), not
+    // pointers: two 32-bit words instead of two 64-bit ones make a cached
+    // coin 8 bytes cheaper. The flags take the low bits of the next link,
+    // so a slot has LINK_BITS bits; the map's arena hands out no more.
+    static constexpr unsigned LINK_BITS = 30;
 
 private:
-    // The flags ride in the low bits of the next pointer, which entries'
-    // alignment leaves zero: an entry is then 64 bytes instead of 72, and
-    // a cached coin 8 bytes cheaper.
-    static constexpr uintptr_t FLAG_MASK = DIRTY | FRESH;
+    friend class CoinsFlaggedList;
 
-    static void AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel);
+    static constexpr unsigned FLAG_BITS = 32 - LINK_BITS;
+    static constexpr uint32_t FLAG_MASK = DIRTY | FRESH;
+    static_assert(FLAG_MASK < (1U << FLAG_BITS));
+
     uint8_t FlagBits() const { return static_cast<uint8_t>(m_next_and_flags & FLAG_MASK); }
-    void SetNext(CoinsCachePair* next) { m_next_and_flags = reinterpret_cast<uintptr_t>(next) | FlagBits(); }
+    uint32_t NextSlot() const { return m_next_and_flags >> FLAG_BITS; }
+    void SetNext(uint32_t slot) { m_next_and_flags = (slot << FLAG_BITS) | FlagBits(); }
 
-    CoinsCachePair* m_prev{nullptr};
-    uintptr_t m_next_and_flags{0};
+    // Meaningful only while the entry is flagged.
+    uint32_t m_prev{0};
+    uint32_t m_next_and_flags{0};
 };
+
+// 48 + 4 + 4.
+static_assert(sizeof(CCoinsCacheEntry) == 56);
 
 // One cached coin as the map stores it: Core's std::pair<const COutPoint,
 // CCoinsCacheEntry> (`first`, `second`, structured bindings), plus the map's
 // link to the next entry of its bucket in the 4 bytes that alignment leaves
-// between the two halves. 104 bytes, all of a cached coin but its bucket
+// between the two halves. 96 bytes, all of a cached coin but its bucket
 // and a script longer than SCRIPT_INLINE_BYTES.
 struct CoinsCachePair {
     const COutPoint first{};
@@ -234,8 +227,8 @@ struct CoinsCachePair {
         else return second;
     }
 };
-// 36 + 4 + 64: map_link takes the padding, nothing more.
-static_assert(sizeof(CoinsCachePair) == 104);
+// 36 + 4 + 56: map_link takes the padding, nothing more.
+static_assert(sizeof(CoinsCachePair) == 96);
 
 template <>
 struct std::tuple_size<CoinsCachePair> : std::integral_constant<size_t, 2> {
@@ -249,36 +242,85 @@ struct std::tuple_element<1, CoinsCachePair> {
     using type = CCoinsCacheEntry;
 };
 
-inline void CCoinsCacheEntry::AddFlags(uint8_t flags, CoinsCachePair& pair, CoinsCachePair& sentinel)
+// The cache's map: 96 + 4 bytes per coin, where std::unordered_map with a
+// node pool would cost a 120-byte node and an 8-byte bucket (the layout is
+// in util/slab_hash_map.h). The arena holds the entries, as Core's
+// CCoinsMapMemoryResource holds its nodes; its slots fit the entries' links.
+using CCoinsMap = SlabHashMap<CoinsCachePair, SaltedCoinsCacheHasher, std::equal_to<COutPoint>, CCoinsCacheEntry::LINK_BITS>;
+using CCoinsMapMemoryResource = CCoinsMap::Arena;
+
+// The flagged list of the entries of one map (see the invariants above
+// CCoinsCacheEntry): the sentinel, and the arena that turns the entries'
+// links back into entries. One per map, and not copyable: a copy would be
+// a second list claiming the same entries.
+class CoinsFlaggedList
 {
-    static_assert(alignof(CCoinsCacheEntry) > FLAG_MASK, "the flags need the next pointer's low bits");
-    CCoinsCacheEntry& entry = pair.second;
-    if (entry.FlagBits() == 0 && flags != 0) {
-        entry.m_prev = sentinel.second.m_prev;
-        entry.m_next_and_flags = reinterpret_cast<uintptr_t>(&sentinel);
-        sentinel.second.m_prev->second.SetNext(&pair);
-        sentinel.second.m_prev = &pair;
+public:
+    // The slot that names the sentinel in a link: no arena slot has it.
+    static constexpr uint32_t SENTINEL = (uint32_t{1} << CCoinsCacheEntry::LINK_BITS) - 1;
+    static_assert(CCoinsMapMemoryResource::MAX_SLOTS <= SENTINEL);
+
+    explicit CoinsFlaggedList(const CCoinsMapMemoryResource& arena) : m_arena{arena} { Forget(); }
+    CoinsFlaggedList(const CoinsFlaggedList&) = delete;
+    CoinsFlaggedList& operator=(const CoinsFlaggedList&) = delete;
+
+    // The oldest flagged entry, or End() when there is none.
+    CoinsCachePair* First() const { return At(m_sentinel.second.NextSlot()); }
+    CoinsCachePair* Last() const { return At(m_sentinel.second.m_prev); }
+    // The sentinel: what the walk reaches after the newest entry.
+    CoinsCachePair* End() const { return &m_sentinel; }
+    bool Empty() const { return m_sentinel.second.NextSlot() == SENTINEL; }
+    // Neighbours of a flagged entry, or of the sentinel.
+    CoinsCachePair* Next(const CoinsCachePair& pair) const { return At(pair.second.NextSlot()); }
+    CoinsCachePair* Prev(const CoinsCachePair& pair) const { return At(pair.second.m_prev); }
+
+    // Flags are only ever added one at a time and only ever cleared all
+    // together; adding the first one puts the entry at the tail.
+    void SetDirty(CCoinsMap::iterator it) { AddFlags(CCoinsCacheEntry::DIRTY, it); }
+    void SetFresh(CCoinsMap::iterator it) { AddFlags(CCoinsCacheEntry::FRESH, it); }
+    // The parent now holds exactly this entry's coin: off the list.
+    void SetClean(CoinsCachePair& pair);
+    // Empties the list without reading its members, for a map that has
+    // just destroyed them all (clear()).
+    void Forget()
+    {
+        m_sentinel.second.m_prev = SENTINEL;
+        m_sentinel.second.m_next_and_flags = SENTINEL << CCoinsCacheEntry::FLAG_BITS;
+    }
+
+private:
+    CoinsCachePair* At(uint32_t slot) const { return slot == SENTINEL ? &m_sentinel : m_arena.At(slot); }
+    void AddFlags(uint8_t flags, CCoinsMap::iterator it);
+
+    const CCoinsMapMemoryResource& m_arena;
+    mutable CoinsCachePair m_sentinel;
+};
+
+inline void CoinsFlaggedList::AddFlags(uint8_t flags, CCoinsMap::iterator it)
+{
+    CCoinsCacheEntry& entry = it->second;
+    if (entry.FlagBits() == 0) {
+        const uint32_t slot = it.slot();
+        CCoinsCacheEntry& sentinel = m_sentinel.second;
+        entry.m_prev = sentinel.m_prev;
+        entry.m_next_and_flags = SENTINEL << CCoinsCacheEntry::FLAG_BITS;
+        At(sentinel.m_prev)->second.SetNext(slot);
+        sentinel.m_prev = slot;
     }
     entry.m_next_and_flags |= flags;
 }
 
-static_assert(sizeof(CCoinsCacheEntry) == 64);
-
-inline void CCoinsCacheEntry::SetClean()
+inline void CoinsFlaggedList::SetClean(CoinsCachePair& pair)
 {
-    if (FlagBits() == 0) return;
-    Next()->second.m_prev = m_prev;
-    m_prev->second.SetNext(Next());
-    m_prev = nullptr;
-    m_next_and_flags = 0;
+    CCoinsCacheEntry& entry = pair.second;
+    if (entry.FlagBits() == 0) return;
+    CCoinsCacheEntry& prev = At(entry.m_prev)->second;
+    CCoinsCacheEntry& next = At(entry.NextSlot())->second;
+    next.m_prev = entry.m_prev;
+    prev.SetNext(entry.NextSlot());
+    entry.m_prev = 0;
+    entry.m_next_and_flags = 0;
 }
-
-// The cache's map: 104 + 4 bytes per coin, where std::unordered_map with a
-// node pool would cost a 120-byte node and an 8-byte bucket (the layout is
-// in util/slab_hash_map.h). The arena holds the entries, as Core's
-// CCoinsMapMemoryResource holds its nodes.
-using CCoinsMap = SlabHashMap<CoinsCachePair, SaltedCoinsCacheHasher>;
-using CCoinsMapMemoryResource = CCoinsMap::Arena;
 
 namespace memusage {
 inline size_t DynamicUsage(const CCoinsMap& map) { return map.DynamicMemoryUsage(); }
@@ -304,12 +346,15 @@ public:
     // usage: the cache's accounting of its coins' heap bytes, kept exact
     // as entries are erased or have their coin moved out; null for a
     // caller that keeps none.
-    CoinsViewCacheCursor(size_t& dirty_count, CoinsCachePair& sentinel, CCoinsMap& map, bool will_erase, size_t* usage = nullptr)
-        : m_dirty_count{dirty_count}, m_usage{usage}, m_sentinel{sentinel}, m_map{map}, m_will_erase{will_erase} {}
+    CoinsViewCacheCursor(size_t& dirty_count, CoinsFlaggedList& list, CCoinsMap& map, bool will_erase, size_t* usage = nullptr)
+        : m_dirty_count{dirty_count}, m_usage{usage}, m_list{list}, m_map{map}, m_will_erase{will_erase} {}
 
     // The oldest entry not released yet.
-    CoinsCachePair* Begin() const { return m_sentinel.second.Next(); }
-    CoinsCachePair* End() const { return &m_sentinel; }
+    CoinsCachePair* Begin() const { return m_list.First(); }
+    CoinsCachePair* End() const { return m_list.End(); }
+    // The entry after `current` on the list (End() after the last), for
+    // parents that read ahead of what they release.
+    CoinsCachePair* Next(const CoinsCachePair& current) const { return m_list.Next(current); }
 
     // Releases `current`, which must be Begin(), and returns the entry
     // after it: for parents that hold each entry as soon as they apply it.
@@ -332,7 +377,7 @@ private:
 
     size_t& m_dirty_count;
     size_t* m_usage;
-    CoinsCachePair& m_sentinel;
+    CoinsFlaggedList& m_list;
     CCoinsMap& m_map;
     bool m_will_erase;
 };
@@ -559,13 +604,15 @@ private:
     // when nobody has an unspent coin.
     CCoinsMap::iterator FetchCoin(const COutPoint& outpoint) const;
     // Flags the entry DIRTY, counting it if it was not already.
-    void MarkDirty(CoinsCachePair& pair);
+    void MarkDirty(CCoinsMap::iterator it);
+    // Erases an entry, taking it off the flagged list first.
+    void EraseEntry(CCoinsMap::iterator it);
 
     mutable uint256 m_best_block;
-    // Declared before the map so that it outlives the entries linked to it.
-    mutable CoinsCachePair m_sentinel;
     // Declared before the map, which destroys its entries in it.
     mutable CCoinsMapMemoryResource m_cache_coins_memory_resource;
+    // Declared before the map so that it outlives the entries linked to it.
+    CoinsFlaggedList m_flagged{m_cache_coins_memory_resource};
     mutable CCoinsMap m_cache_coins;
     // Heap bytes of the cached coins' scripts; the map's own nodes are
     // added in DynamicMemoryUsage().

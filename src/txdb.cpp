@@ -300,7 +300,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     size_t changed = 0;
     // Only flagged entries, in the order of the cache's list.
     for (auto it = cursor.Begin(); it != cursor.End();) {
-        CoinsCachePair* const next = it->second.Next();
+        CoinsCachePair* const next = cursor.Next(*it);
         ++visited;
         if (it->second.IsDirty()) {
             ++changed;

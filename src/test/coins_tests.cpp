@@ -598,8 +598,8 @@ private:
         const std::string where = "layer " + std::to_string(level) + " after Flush: ";
         SIM_EXPECT(cache.GetCacheSize() == 0 && CacheMap(cache).empty(), where + std::to_string(cache.GetCacheSize()) + " entries left");
         SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
-        const CoinsCachePair& sentinel = CacheSentinel(cache);
-        SIM_EXPECT(sentinel.second.Next() == &sentinel && sentinel.second.Prev() == &sentinel, where + "the flagged list is not empty");
+        const CoinsFlaggedList& flagged = CacheFlagged(cache);
+        SIM_EXPECT(flagged.First() == flagged.End() && flagged.Last() == flagged.End(), where + "the flagged list is not empty");
         SIM_EXPECT(CacheUsage(cache) == 0 && cache.DynamicMemoryUsage() == cache.RecomputeDynamicMemoryUsage(), where + "coin memory left");
         layer.maybe_cached.clear();
         CheckWrittenDown(level, block, "flush", m_stats.flushes_below_top, m_stats.flushes_to_base);
@@ -623,8 +623,7 @@ private:
         cache.Sync();
         const std::string where = "layer " + std::to_string(level) + " after Sync: ";
         SIM_EXPECT(cache.GetDirtyCount() == 0, where + "dirty count " + std::to_string(cache.GetDirtyCount()));
-        const CoinsCachePair& sentinel = CacheSentinel(cache);
-        SIM_EXPECT(sentinel.second.Next() == &sentinel, where + "the flagged list is not empty");
+        SIM_EXPECT(CacheFlagged(cache).Empty(), where + "the flagged list is not empty");
         std::map<COutPoint, Coin> after;
         for (const auto& [outpoint, entry] : CacheMap(cache)) {
             SIM_EXPECT(!entry.coin.IsSpent(), where + "spent entry left at " + outpoint.ToString());
@@ -717,7 +716,7 @@ private:
         const auto& view = m_models[level + 1];
         const std::string where = "write-back of layer " + std::to_string(level) + ": ";
         size_t listed = 0;
-        for (const CoinsCachePair* it = cursor.Begin(); it != cursor.End(); it = it->second.Next()) {
+        for (const CoinsCachePair* it = cursor.Begin(); it != cursor.End(); it = cursor.Next(*it)) {
             const auto& [outpoint, entry] = *it;
             ++listed;
             const std::string entry_text = where + outpoint.ToString() + " " + Describe(entry.coin) + " flags " + std::to_string(FlagsOf(entry));
@@ -1462,7 +1461,7 @@ BOOST_AUTO_TEST_CASE(dirty_count_drops_only_for_dirty_entries)
                 BOOST_REQUIRE(inserted);
                 CacheUsage(cache) += it->second.coin.DynamicMemoryUsage();
                 if (c.flags & DIRTY) ++CacheDirtyCount(cache);
-                SetFlags(*it, CacheSentinel(cache), c.flags);
+                SetFlags(it, CacheFlagged(cache), c.flags);
 
                 if (by_batch_write) {
                     FlaggedMap child;
@@ -1955,7 +1954,7 @@ BOOST_AUTO_TEST_CASE(cursor_without_usage)
     const size_t usage = flagged.usage;
     TestBaseView base;
     CCoinsViewCache parent{&base, /*deterministic=*/true};
-    CoinsViewCacheCursor cursor{flagged.dirty_count, flagged.sentinel, flagged.map, /*will_erase=*/true};
+    CoinsViewCacheCursor cursor{flagged.dirty_count, flagged.list, flagged.map, /*will_erase=*/true};
     parent.BatchWrite(cursor, BLOCK_A);
     BOOST_CHECK_EQUAL(flagged.dirty_count, 0U);
     BOOST_CHECK_EQUAL(flagged.usage, usage);

@@ -1,8 +1,9 @@
-// The flagged list of CCoinsCacheEntry on its own (coins.h): entries join at
-// the tail on their first flag, stay put on later flags, leave on SetClean()
-// or destruction, and the sentinel links to itself when the list is empty;
-// only an entry on no list moves. Random sequences of those operations are
-// compared with a std::list model.
+// The flagged list on its own (CoinsFlaggedList, coins.h): entries join at
+// the tail on their first flag, stay put on later flags, leave on SetClean(),
+// the sentinel links to itself when the list is empty, and Forget() empties
+// it after the map's clear(); only an entry on no list moves. The links are
+// arena slots, across the arena's chunks. Random sequences of those
+// operations are compared with a std::list model.
 
 #include <coins.h>
 #include <test/util/cache_entries.h>
@@ -31,16 +32,18 @@ Coin SomeCoin(uint32_t i) { return Coin{CTxOut{static_cast<CAmount>(i) + 1, CScr
 std::vector<uint32_t> ReadList(const FlaggedMap& flagged)
 {
     std::vector<uint32_t> forward;
-    const CoinsCachePair* sentinel = &flagged.sentinel;
-    for (const CoinsCachePair* it = sentinel->second.Next(); it != sentinel; it = it->second.Next()) {
+    const CoinsFlaggedList& list = flagged.list;
+    for (const CoinsCachePair* it = list.First(); it != list.End(); it = list.Next(*it)) {
         BOOST_REQUIRE(it != nullptr);
         BOOST_REQUIRE_LE(forward.size(), flagged.map.size());
         BOOST_CHECK(it->second.IsDirty() || it->second.IsFresh());
-        BOOST_CHECK(it->second.Next()->second.Prev() == it);
+        BOOST_CHECK(list.Prev(*list.Next(*it)) == it);
+        // A member is the map's own entry for its key.
+        BOOST_CHECK(&*flagged.map.find(it->first) == it);
         forward.push_back(it->first.n);
     }
     std::vector<uint32_t> backward;
-    for (const CoinsCachePair* it = sentinel->second.Prev(); it != sentinel; it = it->second.Prev()) {
+    for (const CoinsCachePair* it = list.Last(); it != list.End(); it = list.Prev(*it)) {
         BOOST_REQUIRE(it != nullptr);
         BOOST_REQUIRE_LE(backward.size(), flagged.map.size());
         backward.insert(backward.begin(), it->first.n);
@@ -58,12 +61,13 @@ BOOST_AUTO_TEST_SUITE(coinscachepair_tests)
 BOOST_AUTO_TEST_CASE(empty_list_is_a_self_linked_sentinel)
 {
     FlaggedMap flagged;
-    BOOST_CHECK(flagged.sentinel.second.Next() == &flagged.sentinel);
-    BOOST_CHECK(flagged.sentinel.second.Prev() == &flagged.sentinel);
-    // Clean entries stay off the list with null links.
+    BOOST_CHECK(flagged.list.Empty());
+    BOOST_CHECK(flagged.list.First() == flagged.list.End());
+    BOOST_CHECK(flagged.list.Last() == flagged.list.End());
+    // Clean entries stay off the list.
     CoinsCachePair& clean = flagged.Add(OutpointOf(1), SomeCoin(1), 0);
-    BOOST_CHECK(clean.second.Next() == nullptr);
-    BOOST_CHECK(clean.second.Prev() == nullptr);
+    BOOST_CHECK_EQUAL(FlagsOf(clean.second), 0);
+    BOOST_CHECK(flagged.list.Empty());
     BOOST_CHECK(ReadList(flagged).empty());
 }
 
@@ -72,21 +76,24 @@ BOOST_AUTO_TEST_CASE(first_flag_links_at_the_tail)
     FlaggedMap flagged;
     CoinsCachePair& a = flagged.Add(OutpointOf(1), SomeCoin(1), DIRTY);
     CoinsCachePair& b = flagged.Add(OutpointOf(2), SomeCoin(2), DIRTY | FRESH);
-    CoinsCachePair& c = flagged.Add(OutpointOf(3), SomeCoin(3), 0);
+    flagged.Add(OutpointOf(3), SomeCoin(3), 0);
+    const CoinsFlaggedList& list = flagged.list;
     BOOST_CHECK(ReadList(flagged) == Ids({1, 2}));
-    BOOST_CHECK(a.second.Prev() == &flagged.sentinel);
-    BOOST_CHECK(a.second.Next() == &b);
-    BOOST_CHECK(b.second.Next() == &flagged.sentinel);
-    BOOST_CHECK(flagged.sentinel.second.Prev() == &b);
+    BOOST_CHECK(!list.Empty());
+    BOOST_CHECK(list.First() == &a);
+    BOOST_CHECK(list.Prev(a) == list.End());
+    BOOST_CHECK(list.Next(a) == &b);
+    BOOST_CHECK(list.Next(b) == list.End());
+    BOOST_CHECK(list.Last() == &b);
 
     // A later flag on a listed entry does not move it.
-    CCoinsCacheEntry::SetFresh(a, flagged.sentinel);
-    CCoinsCacheEntry::SetDirty(b, flagged.sentinel);
+    flagged.list.SetFresh(flagged.map.find(OutpointOf(1)));
+    flagged.list.SetDirty(flagged.map.find(OutpointOf(2)));
     BOOST_CHECK(ReadList(flagged) == Ids({1, 2}));
     BOOST_CHECK_EQUAL(FlagsOf(a.second), DIRTY | FRESH);
 
     // FRESH alone (a state only tests build) is a flag too.
-    CCoinsCacheEntry::SetFresh(c, flagged.sentinel);
+    flagged.list.SetFresh(flagged.map.find(OutpointOf(3)));
     BOOST_CHECK(ReadList(flagged) == Ids({1, 2, 3}));
 }
 
@@ -98,40 +105,51 @@ BOOST_AUTO_TEST_CASE(set_clean_unlinks_from_anywhere)
         {
             FlaggedMap flagged;
             for (uint32_t i = 1; i <= 5; ++i) flagged.Add(OutpointOf(i), SomeCoin(i), DIRTY);
-            CoinsCachePair& pair = *flagged.map.find(OutpointOf(victim));
-            pair.second.SetClean();
-            BOOST_CHECK_EQUAL(FlagsOf(pair.second), 0);
-            BOOST_CHECK(pair.second.Next() == nullptr && pair.second.Prev() == nullptr);
+            const auto it = flagged.map.find(OutpointOf(victim));
+            flagged.list.SetClean(*it);
+            BOOST_CHECK_EQUAL(FlagsOf(it->second), 0);
             std::vector<uint32_t> expected{1, 2, 3, 4, 5};
             std::erase(expected, victim);
             BOOST_CHECK(ReadList(flagged) == expected);
             // Cleaning twice changes nothing.
-            pair.second.SetClean();
+            flagged.list.SetClean(*it);
             BOOST_CHECK(ReadList(flagged) == expected);
             // Flagged again, it is the newest: back at the tail.
-            CCoinsCacheEntry::SetDirty(pair, flagged.sentinel);
+            flagged.list.SetDirty(it);
             expected.push_back(victim);
             BOOST_CHECK(ReadList(flagged) == expected);
         }
     }
 }
 
-BOOST_AUTO_TEST_CASE(erasing_unlinks)
+BOOST_AUTO_TEST_CASE(cleaned_entries_erase_and_a_cleared_map_is_forgotten)
 {
     FlaggedMap flagged;
     for (uint32_t i = 1; i <= 4; ++i) flagged.Add(OutpointOf(i), SomeCoin(i), i == 3 ? 0 : DIRTY);
-    flagged.map.erase(OutpointOf(2));
+    const auto two = flagged.map.find(OutpointOf(2));
+    flagged.list.SetClean(*two);
+    flagged.map.erase(two);
     BOOST_CHECK(ReadList(flagged) == Ids({1, 4}));
-    flagged.map.erase(OutpointOf(3)); // clean: nothing to unlink
+    flagged.map.erase(OutpointOf(3)); // clean: never linked
     BOOST_CHECK(ReadList(flagged) == Ids({1, 4}));
+    // The freed slots go to new entries, which link in at the tail.
+    flagged.Add(OutpointOf(5), SomeCoin(5), DIRTY);
+    flagged.Add(OutpointOf(6), SomeCoin(6), DIRTY);
+    BOOST_CHECK(ReadList(flagged) == Ids({1, 4, 5, 6}));
     flagged.map.clear();
-    BOOST_CHECK(flagged.sentinel.second.Next() == &flagged.sentinel);
-    BOOST_CHECK(flagged.sentinel.second.Prev() == &flagged.sentinel);
+    flagged.list.Forget();
+    BOOST_CHECK(flagged.list.Empty());
+    BOOST_CHECK(flagged.list.First() == flagged.list.End());
+    BOOST_CHECK(flagged.list.Last() == flagged.list.End());
+    // The arena starts again from its first slot; the list works on.
+    flagged.Add(OutpointOf(7), SomeCoin(7), DIRTY);
+    BOOST_CHECK(ReadList(flagged) == Ids({7}));
 }
 
 BOOST_AUTO_TEST_CASE(rehash_keeps_links)
 {
-    // Growing the map rehashes it many times; nodes must not move.
+    // Growing the map rehashes it many times and fills chunk after chunk of
+    // its arena (64, 128, ... 4096 slots): links name slots in all of them.
     FlaggedMap flagged;
     std::vector<uint32_t> expected;
     for (uint32_t i = 0; i < 5000; ++i) {
@@ -177,7 +195,6 @@ BOOST_AUTO_TEST_CASE(unflagged_entry_moves_into_a_map)
             BOOST_CHECK(SameCoin(moved.coin, c.coin));
             BOOST_CHECK_EQUAL(moved.coin.IsSpent(), c.coin.IsSpent());
             BOOST_CHECK_EQUAL(FlagsOf(moved), 0);
-            BOOST_CHECK(moved.Next() == nullptr && moved.Prev() == nullptr);
             // Moved, not copied: the heap block changed hands.
             BOOST_CHECK_EQUAL(moved.coin.DynamicMemoryUsage(), heap);
             BOOST_CHECK_EQUAL(built.coin.DynamicMemoryUsage(), 0U);
@@ -191,7 +208,7 @@ BOOST_AUTO_TEST_CASE(unflagged_entry_moves_into_a_map)
             BOOST_CHECK_EQUAL(it->second.coin.DynamicMemoryUsage(), heap);
             BOOST_CHECK_EQUAL(FlagsOf(it->second), 0);
             BOOST_CHECK(ReadList(flagged) == Ids({100}));
-            SetFlags(*it, flagged.sentinel, DIRTY);
+            SetFlags(it, flagged.list, DIRTY);
             BOOST_CHECK(ReadList(flagged) == Ids({100, outpoint.n}));
         }
     }
@@ -224,18 +241,19 @@ BOOST_AUTO_TEST_CASE(random_operations_match_a_model)
                         const int flag = rng() % 2 ? DIRTY : FRESH;
                         if (flags[id] == 0) model.push_back(id);
                         flags[id] |= flag;
-                        SetFlags(*it, flagged.sentinel, flag);
+                        SetFlags(it, flagged.list, flag);
                     }
                     break;
                 case 3: // clean
                     if (it != flagged.map.end()) {
-                        it->second.SetClean();
+                        flagged.list.SetClean(*it);
                         if (flags[id] != 0) model.remove(id);
                         flags[id] = 0;
                     }
                     break;
-                case 4: // erase
+                case 4: // erase, as a cache does: off the list first
                     if (it != flagged.map.end()) {
+                        flagged.list.SetClean(*it);
                         flagged.map.erase(it);
                         if (flags[id] != 0) model.remove(id);
                         flags.erase(id);

@@ -211,6 +211,7 @@ BOOST_AUTO_TEST_CASE(chunks_double_and_indexes_cross_them)
     for (uint64_t key = 0; key < COUNT; ++key, ++index) {
         BOOST_REQUIRE(arena.IsLive(index));
         BOOST_CHECK(arena.At(index) == &*map.find(key));
+        BOOST_CHECK_EQUAL(map.find(key).slot(), index);
         BOOST_CHECK_EQUAL(arena.At(index)->second, std::to_string(key));
     }
     BOOST_CHECK(!arena.IsLive(COUNT));
@@ -223,6 +224,28 @@ BOOST_AUTO_TEST_CASE(chunks_double_and_indexes_cross_them)
     map.erase(64);
     BOOST_CHECK_EQUAL(arena.NextLive(63), 65U);
     BOOST_CHECK_EQUAL(arena.NextLive(COUNT), SlabArena<Entry>::NIL);
+}
+
+BOOST_AUTO_TEST_CASE(a_full_arena_refuses_the_next_entry)
+{
+    // 8-bit indexes: chunks of 64 and 128 slots, 192 in all.
+    using SmallArena = SlabArena<Entry, 8>;
+    static_assert(SmallArena::MAX_SLOTS == 192);
+    SmallArena arena;
+    SlabHashMap<Entry, MixingHash, std::equal_to<uint64_t>, 8> map{0, MixingHash{}, {}, &arena};
+    for (uint64_t key = 0; key < SmallArena::MAX_SLOTS; ++key) {
+        const auto [it, inserted] = map.try_emplace(key, "v");
+        BOOST_REQUIRE(inserted);
+        BOOST_CHECK_LT(it.slot(), uint32_t{1} << 8);
+    }
+    BOOST_CHECK_THROW(map.try_emplace(uint64_t{1000}, "v"), std::length_error);
+    BOOST_CHECK_EQUAL(map.size(), SmallArena::MAX_SLOTS);
+    BOOST_CHECK(map.find(1000) == map.end());
+    // A freed slot is taken again; the map still works after the refusal.
+    map.erase(5);
+    BOOST_CHECK(map.try_emplace(uint64_t{1000}, "w").second);
+    BOOST_CHECK_EQUAL(map.find(1000)->second, "w");
+    BOOST_CHECK_EQUAL(map.size(), SmallArena::MAX_SLOTS);
 }
 
 BOOST_AUTO_TEST_CASE(a_throwing_constructor_leaves_the_map_as_it_was)

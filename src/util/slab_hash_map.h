@@ -43,18 +43,25 @@
 #include <iterator>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
-template <typename T>
+// INDEX_BITS: every slot index fits in that many bits, so that an entry
+// type may keep indexes of its own in fewer than 32 (the coins cache's
+// flagged list does).
+template <typename T, unsigned INDEX_BITS = 32>
 class SlabArena
 {
 public:
     static constexpr uint32_t NIL = UINT32_MAX;
     static constexpr unsigned FIRST_CHUNK_BITS = 6;
     static constexpr uint32_t FIRST_CHUNK = uint32_t{1} << FIRST_CHUNK_BITS;
-    // FIRST_CHUNK * (2^CHUNKS - 1) slots in all: every index stays below NIL.
-    static constexpr unsigned CHUNKS = 32 - FIRST_CHUNK_BITS;
+    static_assert(INDEX_BITS > FIRST_CHUNK_BITS && INDEX_BITS <= 32);
+    static constexpr unsigned CHUNKS = INDEX_BITS - FIRST_CHUNK_BITS;
+    // FIRST_CHUNK * (2^CHUNKS - 1) slots in all: every index is below
+    // 2^INDEX_BITS - FIRST_CHUNK, hence below NIL too.
+    static constexpr uint32_t MAX_SLOTS = FIRST_CHUNK * ((uint32_t{1} << CHUNKS) - 1);
 
     SlabArena() = default;
     SlabArena(const SlabArena&) = delete;
@@ -101,13 +108,14 @@ public:
 
     // A slot to construct an entry in: the last one freed, else the next
     // never used. Marked live; the caller constructs the entry or gives
-    // the slot back.
+    // the slot back. Throws std::length_error when all MAX_SLOTS are live.
     uint32_t Take()
     {
         uint32_t index = m_free;
         if (index != NIL) {
             std::memcpy(&m_free, static_cast<void*>(At(index)), sizeof(m_free));
         } else {
+            if (m_high_water == MAX_SLOTS) throw std::length_error("SlabArena: every slot is in use");
             index = m_high_water;
             const unsigned c = ChunkOf(index);
             if (!m_slots[c]) NewChunk(c);
@@ -182,8 +190,9 @@ private:
 };
 
 // Entry: has `first` (the key), `second` (the value), a `uint32_t map_link`
-// this map owns, and a constructor Entry(key, value-args...).
-template <typename Entry, typename Hash, typename KeyEqual = std::equal_to<std::remove_const_t<decltype(Entry::first)>>>
+// this map owns, and a constructor Entry(key, value-args...). INDEX_BITS:
+// the arena's (SlabArena), which caps the map at Arena::MAX_SLOTS entries.
+template <typename Entry, typename Hash, typename KeyEqual = std::equal_to<std::remove_const_t<decltype(Entry::first)>>, unsigned INDEX_BITS = 32>
 class SlabHashMap
 {
 public:
@@ -193,7 +202,7 @@ public:
     using hasher = Hash;
     using key_equal = KeyEqual;
     using size_type = size_t;
-    using Arena = SlabArena<Entry>;
+    using Arena = SlabArena<Entry, INDEX_BITS>;
     // Where std::unordered_map takes an allocator, this map takes its arena.
     using allocator_type = Arena*;
     static constexpr uint32_t NIL = Arena::NIL;
@@ -214,6 +223,9 @@ public:
         Iterator(const Iterator<OTHER>& other) : m_arena{other.m_arena}, m_index{other.m_index}, m_bucket{other.m_bucket} {}
 
         reference operator*() const { return *m_arena->At(m_index); }
+        // The entry's slot in the arena (Arena::At finds it again), the
+        // same until the entry is erased.
+        uint32_t slot() const { return m_index; }
         pointer operator->() const { return m_arena->At(m_index); }
         Iterator& operator++()
         {

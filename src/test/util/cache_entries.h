@@ -11,25 +11,25 @@ inline int FlagsOf(const CCoinsCacheEntry& entry)
 
 // Gives an unflagged entry exactly these flags, including states the cache
 // itself never creates (FRESH alone), so tests can hand them to BatchWrite.
-inline void SetFlags(CoinsCachePair& pair, CoinsCachePair& sentinel, int flags)
+inline void SetFlags(CCoinsMap::iterator it, CoinsFlaggedList& list, int flags)
 {
-    if (flags & CCoinsCacheEntry::DIRTY) CCoinsCacheEntry::SetDirty(pair, sentinel);
-    if (flags & CCoinsCacheEntry::FRESH) CCoinsCacheEntry::SetFresh(pair, sentinel);
+    if (flags & CCoinsCacheEntry::DIRTY) list.SetDirty(it);
+    if (flags & CCoinsCacheEntry::FRESH) list.SetFresh(it);
 }
 
 // Entries in a map with their own flagged list, as a cache holds them, for
-// handing hand-made states to BatchWrite. The sentinel comes first so that
-// it outlives the entries linked to it; linked, the whole is immovable.
+// handing hand-made states to BatchWrite. The list comes before the map so
+// that it outlives the entries linked to it; the whole is immovable.
 struct FlaggedMap {
-    CoinsCachePair sentinel;
     CCoinsMapMemoryResource resource;
+    CoinsFlaggedList list{resource};
     CCoinsMap map{0, SaltedCoinsCacheHasher{/*deterministic=*/true}, std::equal_to<COutPoint>{}, CCoinsMap::allocator_type{&resource}};
     // The coins' heap bytes and the DIRTY entries, as a cache would count
     // them.
     size_t usage{0};
     size_t dirty_count{0};
 
-    FlaggedMap() { sentinel.second.SelfRef(sentinel); }
+    FlaggedMap() = default;
     FlaggedMap(const FlaggedMap&) = delete;
     FlaggedMap& operator=(const FlaggedMap&) = delete;
 
@@ -38,7 +38,7 @@ struct FlaggedMap {
         auto [it, inserted] = map.try_emplace(outpoint, std::move(coin));
         if (inserted) usage += it->second.coin.DynamicMemoryUsage();
         if (!it->second.IsDirty() && (flags & CCoinsCacheEntry::DIRTY)) ++dirty_count;
-        SetFlags(*it, sentinel, flags);
+        SetFlags(it, list, flags);
         return *it;
     }
 
@@ -46,7 +46,7 @@ struct FlaggedMap {
     size_t FlaggedCount() const
     {
         size_t count = 0;
-        for (const CoinsCachePair* it = sentinel.second.Next(); it != &sentinel; it = it->second.Next()) ++count;
+        for (const CoinsCachePair* it = list.First(); it != list.End(); it = list.Next(*it)) ++count;
         return count;
     }
 
@@ -54,7 +54,7 @@ struct FlaggedMap {
     // a Sync would hand them over.
     void WriteTo(CCoinsView& view, const uint256& best_block, bool will_erase = true)
     {
-        CoinsViewCacheCursor cursor{dirty_count, sentinel, map, will_erase, &usage};
+        CoinsViewCacheCursor cursor{dirty_count, list, map, will_erase, &usage};
         view.BatchWrite(cursor, best_block);
     }
 };

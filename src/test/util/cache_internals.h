@@ -1,8 +1,8 @@
 #ifndef COINSDB_TEST_UTIL_CACHE_INTERNALS_H
 #define COINSDB_TEST_UTIL_CACHE_INTERNALS_H
 
-// White-box access to a CCoinsViewCache's private map, flagged-list
-// sentinel, coin-usage counter and dirty count, for tests that put an entry
+// White-box access to a CCoinsViewCache's private map, flagged list,
+// coin-usage counter and dirty count, for tests that put an entry
 // in a state the public API never makes (FRESH alone, spent and clean) and
 // check what the cache then does with it, as Bitcoin Core's coins_tests do
 // through a subclass (the members are protected there). Whoever writes
@@ -28,9 +28,9 @@ struct MapTag {
     using type = CCoinsMap CCoinsViewCache::*;
     friend type MemberOf(MapTag);
 };
-struct SentinelTag {
-    using type = CoinsCachePair CCoinsViewCache::*;
-    friend type MemberOf(SentinelTag);
+struct FlaggedTag {
+    using type = CoinsFlaggedList CCoinsViewCache::*;
+    friend type MemberOf(FlaggedTag);
 };
 struct UsageTag {
     using type = size_t CCoinsViewCache::*;
@@ -42,7 +42,7 @@ struct DirtyCountTag {
 };
 
 template struct Grant<MapTag, &CCoinsViewCache::m_cache_coins>;
-template struct Grant<SentinelTag, &CCoinsViewCache::m_sentinel>;
+template struct Grant<FlaggedTag, &CCoinsViewCache::m_flagged>;
 template struct Grant<UsageTag, &CCoinsViewCache::m_cached_coins_usage>;
 template struct Grant<DirtyCountTag, &CCoinsViewCache::m_dirty_count>;
 
@@ -57,9 +57,9 @@ inline CCoinsMap& CacheMap(const CCoinsViewCache& cache)
 {
     return const_cast<CCoinsViewCache&>(cache).*MemberOf(cache_internals_detail::MapTag{});
 }
-inline CoinsCachePair& CacheSentinel(const CCoinsViewCache& cache)
+inline CoinsFlaggedList& CacheFlagged(const CCoinsViewCache& cache)
 {
-    return const_cast<CCoinsViewCache&>(cache).*MemberOf(cache_internals_detail::SentinelTag{});
+    return const_cast<CCoinsViewCache&>(cache).*MemberOf(cache_internals_detail::FlaggedTag{});
 }
 inline size_t& CacheUsage(const CCoinsViewCache& cache)
 {
