@@ -576,6 +576,10 @@ public:
     void Uncache(const COutPoint& outpoint);
 
     size_t GetCacheSize() const { return m_cache_coins.size(); }
+    // The most entries the map can hold (its arena's slots, see
+    // CoinsFlaggedList): past them an insert throws std::length_error.
+    // About 100 GB of entries, so only a -dbcache above that reaches it.
+    static constexpr size_t MAX_ENTRIES = CCoinsMapMemoryResource::MAX_SLOTS;
     // Sizes the map's bucket array for `entries` coins at once, so a bulk
     // load does not rehash its way up; the array counts as cache memory.
     void ReserveEntries(size_t entries) { m_cache_coins.reserve(entries); }

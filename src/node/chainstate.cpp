@@ -124,12 +124,18 @@ Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const D
     if (m_snapshot) m_tip_height = m_snapshot->height;
 }
 
+CoinsCacheSizeState CoinsCacheSizeStateOf(size_t usage, size_t entries, size_t budget)
+{
+    static_assert(CCoinsViewCache::MAX_ENTRIES > 100 * CACHE_ENTRY_HEADROOM);
+    if (usage > budget) return CoinsCacheSizeState::CRITICAL;
+    if (entries >= CCoinsViewCache::MAX_ENTRIES - CACHE_ENTRY_HEADROOM) return CoinsCacheSizeState::CRITICAL;
+    if (usage > budget * LARGE_CACHE_SHARE) return CoinsCacheSizeState::LARGE;
+    return CoinsCacheSizeState::OK;
+}
+
 CoinsCacheSizeState Chainstate::GetCoinsCacheSizeState() const
 {
-    const size_t usage = m_cache->DynamicMemoryUsage();
-    if (usage > m_cache_budget) return CoinsCacheSizeState::CRITICAL;
-    if (usage > m_cache_budget * LARGE_CACHE_SHARE) return CoinsCacheSizeState::LARGE;
-    return CoinsCacheSizeState::OK;
+    return CoinsCacheSizeStateOf(m_cache->DynamicMemoryUsage(), m_cache->GetCacheSize(), m_cache_budget);
 }
 
 void Chainstate::SetTip(const uint256& hash, int height)
@@ -268,7 +274,8 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     CCoinsViewCache& cache = chainstate.CoinsTip();
     // The whole bucket array up front, for as many coins as can fit: the
     // map neither rehashes on the way up nor after a flush (which keeps it).
-    cache.ReserveEntries(std::min<uint64_t>(metadata.coins_count, chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY));
+    cache.ReserveEntries(std::min<uint64_t>({metadata.coins_count, chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY,
+                                             CCoinsViewCache::MAX_ENTRIES}));
     // Coins in strictly ascending order are all distinct, and a cache that
     // starts empty holds none of them (a flush empties it again).
     const bool cache_started_empty = cache.GetCacheSize() == 0;

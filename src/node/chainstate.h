@@ -28,6 +28,23 @@ constexpr bool DEFAULT_SNAPSHOT_BULK_LOAD{true};
 // How full the in-memory coins cache is relative to its budget.
 enum class CoinsCacheSizeState { OK, LARGE, CRITICAL };
 
+// Entries a cache may gain between two looks at its size: a block's outputs
+// and spends reach the tip all at once. A 4 MB block holds at most about
+// 111,000 outputs (36 weight units each) and 25,000 inputs; ten times that
+// leaves room to spare.
+constexpr size_t CACHE_ENTRY_HEADROOM = 1'000'000;
+
+// The state of a cache holding `entries` coins in `usage` bytes under a
+// budget of `budget` bytes:
+//   usage > budget                                      CRITICAL
+//   entries >= MAX_ENTRIES - CACHE_ENTRY_HEADROOM       CRITICAL
+//   usage > 90% of the budget                           LARGE
+//   otherwise                                           OK
+// The second row is for a -dbcache so large (over about 100 GB) that the
+// map would run out of slots before the budget: the cache is written out
+// instead of an insert failing.
+CoinsCacheSizeState CoinsCacheSizeStateOf(size_t usage, size_t entries, size_t budget);
+
 // Where a snapshot chainstate came from; kept beside it on disk so that a
 // restart finds it without the -assumeutxo entry it was loaded with.
 struct SnapshotBase {
