@@ -12,7 +12,6 @@
 
 namespace {
 
-long FileOffset(const AutoFile& file) { return file.IsNull() ? -1 : std::ftell(file.Get()); }
 
 std::string NetworkName(const MessageStartChars& magic)
 {
@@ -78,7 +77,7 @@ SnapshotCoinReader::SnapshotCoinReader(AutoFile& file, const SnapshotMetadata& m
 void SnapshotCoinReader::Fail(const std::string& what) const
 {
     throw SnapshotError(fmt::format("Bad snapshot data after deserializing {} coins (file offset {}): {}",
-                                    m_coins_read, FileOffset(m_file), what));
+                                    m_coins_read, m_file.Tell(), what));
 }
 
 bool SnapshotCoinReader::Next(COutPoint& outpoint, Coin& coin)

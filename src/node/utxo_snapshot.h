@@ -64,7 +64,9 @@ public:
 private:
     [[noreturn]] void Fail(const std::string& what) const;
 
-    AutoFile& m_file;
+    // The coins are read through a buffer: the file's own position runs
+    // ahead of the coin being read.
+    BufferedFileReader m_file;
     uint64_t m_coins_count;
     int m_base_height;
     uint64_t m_coins_read{0};

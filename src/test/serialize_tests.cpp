@@ -1,7 +1,7 @@
 // Byte-exact checks of serialize.h and streams.h: CompactSize and VARINT at
 // every width boundary, the encodings a reader must refuse, little-endian
 // fixed-width integers, vectors, and what each stream does at the end of
-// its data.
+// its data, and BufferedFileReader against the file it reads.
 
 #include <serialize.h>
 #include <streams.h>
@@ -581,6 +581,112 @@ BOOST_AUTO_TEST_CASE(empty_payload_through_every_stream)
         file.read({});
         BOOST_CHECK(file.AtEnd());
     }
+    std::filesystem::remove(path);
+}
+
+namespace {
+
+// A file of `size` bytes of a fixed pattern, removed with the object.
+struct PatternFile {
+    std::filesystem::path path;
+    std::vector<std::byte> bytes;
+
+    PatternFile(const std::string& name, size_t size)
+        : path{std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))}
+    {
+        for (size_t i = 0; i < size; ++i) bytes.push_back(std::byte(i * 131 + (i >> 8)));
+        AutoFile file{std::fopen(path.c_str(), "wb")};
+        BOOST_REQUIRE(!file.IsNull());
+        file.write(bytes);
+    }
+    ~PatternFile() { std::filesystem::remove(path); }
+};
+
+} // namespace
+
+// BufferedFileReader against the bytes of the file: read in random sizes
+// (0 to 2.5 buffers) at several buffer sizes, from an offset a plain
+// AutoFile read reached first; Tell() counts the bytes read, not the
+// bytes buffered.
+BOOST_AUTO_TEST_CASE(buffered_file_reader_returns_the_file_in_order)
+{
+    const PatternFile data{"coinsdb_buffered_reader", 5000};
+    constexpr size_t HEADER = 7;
+    for (const size_t buffer_bytes : {size_t{1}, size_t{3}, size_t{64}, size_t{4096}, BufferedFileReader::DEFAULT_BUFFER_BYTES}) {
+        BOOST_TEST_CONTEXT("buffer " << buffer_bytes)
+        {
+            AutoFile file{std::fopen(data.path.c_str(), "rb")};
+            BOOST_REQUIRE(!file.IsNull());
+            std::vector<std::byte> header(HEADER);
+            file.read(header);
+            BufferedFileReader reader{file, buffer_bytes};
+            BOOST_CHECK_EQUAL(reader.Tell(), long{HEADER});
+            std::mt19937_64 rng{buffer_bytes};
+            size_t offset = HEADER;
+            while (offset < data.bytes.size()) {
+                const size_t want = std::min<size_t>(rng() % (5 * buffer_bytes / 2 + 2), data.bytes.size() - offset);
+                std::vector<std::byte> got(want);
+                BOOST_CHECK(!reader.AtEnd());
+                reader.read(got);
+                BOOST_REQUIRE(std::equal(got.begin(), got.end(), data.bytes.begin() + offset));
+                offset += want;
+                BOOST_REQUIRE_EQUAL(reader.Tell(), static_cast<long>(offset));
+            }
+            BOOST_CHECK(reader.AtEnd());
+            std::byte one[1];
+            BOOST_CHECK_EXCEPTION(reader.read(one), std::ios_base::failure, HasReason{"AutoFile::read: end of file"});
+        }
+    }
+}
+
+// A read past the end fails as AutoFile's does, after consuming what was
+// left (Tell() is then the file's size); a null file fails as AutoFile's.
+BOOST_AUTO_TEST_CASE(buffered_file_reader_fails_like_autofile)
+{
+    const PatternFile data{"coinsdb_buffered_reader_end", 100};
+    for (const size_t buffer_bytes : {size_t{16}, size_t{1000}}) {
+        BOOST_TEST_CONTEXT("buffer " << buffer_bytes)
+        {
+            AutoFile file{std::fopen(data.path.c_str(), "rb")};
+            BufferedFileReader reader{file, buffer_bytes};
+            std::vector<std::byte> first(60);
+            reader.read(first);
+            std::vector<std::byte> too_many(41);
+            BOOST_CHECK_EXCEPTION(reader.read(too_many), std::ios_base::failure, HasReason{"AutoFile::read: end of file"});
+            BOOST_CHECK_EQUAL(reader.Tell(), 100L);
+            BOOST_CHECK(reader.AtEnd());
+        }
+    }
+    AutoFile null_file{nullptr};
+    BufferedFileReader reader{null_file};
+    std::byte one[1];
+    BOOST_CHECK_EXCEPTION(reader.read(one), std::ios_base::failure, HasReason{"AutoFile::read: file handle is null"});
+    BOOST_CHECK_EQUAL(reader.Tell(), -1L);
+    BOOST_CHECK(reader.AtEnd());
+}
+
+// What a snapshot reader decodes through it: the same values as from a
+// DataStream of the same bytes, across buffer refills.
+BOOST_AUTO_TEST_CASE(buffered_file_reader_unserializes_like_a_datastream)
+{
+    DataStream stream;
+    for (uint64_t i = 0; i < 300; ++i) {
+        WriteCompactSize(stream, i * 977);
+        WriteVarInt(stream, i * i * 65537);
+    }
+    const auto path = std::filesystem::temp_directory_path() / ("coinsdb_buffered_reader_ser_" + std::to_string(::getpid()));
+    {
+        AutoFile file{std::fopen(path.c_str(), "wb")};
+        BOOST_REQUIRE(!file.IsNull());
+        file.write(stream.Unread());
+    }
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    BufferedFileReader reader{file, 7};
+    for (uint64_t i = 0; i < 300; ++i) {
+        BOOST_CHECK_EQUAL(ReadCompactSize(reader, /*range_check=*/false), i * 977);
+        BOOST_CHECK_EQUAL(ReadVarInt(reader), i * i * 65537);
+    }
+    BOOST_CHECK(reader.AtEnd());
     std::filesystem::remove(path);
 }
 
