@@ -1,6 +1,7 @@
 #include <dbwrapper.h>
 
 #include <crypto/random.h>
+#include <dbwrapper_ingest.h>
 #include <dbwrapper_storage.h>
 #include <dbwrapper_tablefiles.h>
 #include <util/log.h>
@@ -36,6 +37,12 @@ const std::vector<unsigned char> OBFUSCATION_KEY_KEY{'\0', 'o', 'b', 'f', 'u', '
 
 constexpr size_t MIN_MAX_FILE_SIZE = 32 << 20;
 constexpr int BLOOM_BITS_PER_KEY = 10;
+// A batch of at least this many records is built into tables in this many
+// parts at once (CDBWrapper::IngestBatch). Three parts measured no faster
+// than two on the 2-core machine: 15.2 s and 15.5 s against 14.1 s and
+// 15.3 s for a 60M flush, alternating.
+constexpr size_t INGEST_SPLIT_RECORDS = 4096;
+constexpr size_t INGEST_PARTS = 2;
 
 leveldb::Slice ToSlice(std::span<const std::byte> bytes)
 {
@@ -217,9 +224,31 @@ struct CDBWrapper::Impl {
     leveldb::WriteOptions write_options;
     leveldb::WriteOptions sync_options;
     std::unique_ptr<leveldb::DB> db;
+    std::string path;
+    bool memory_only{false};
     // Compactions started by CompactFullAsync and maybe still running.
     std::mutex compactions_mutex;
     std::vector<std::shared_future<void>> compactions;
+    // Table files built by IngestBatch and not yet handed to LevelDB.
+    std::unique_ptr<dbwrapper_ingest::TableRunWriter> run;
+    size_t ingested_files{0};
+    // Iterators still open: the database cannot be closed under them.
+    std::atomic<int> open_iterators{0};
+
+    leveldb::Status Open()
+    {
+        leveldb::DB* raw_db = nullptr;
+        const leveldb::Status status = leveldb::DB::Open(options, path, &raw_db);
+        db.reset(raw_db);
+        return status;
+    }
+
+    void WaitForCompactions()
+    {
+        const std::lock_guard lock{compactions_mutex};
+        for (const auto& compaction : compactions) compaction.wait();
+        compactions.clear();
+    }
 };
 
 // A batch reaches LevelDB in descending key order. LevelDB puts a batch's
@@ -395,10 +424,19 @@ struct CDBBatch::Impl {
         batch.reset();
         ascending = true;
     }
+
+    bool Empty() const { return batch ? batch->ApproximateSize() <= LEVELDB_HEADER : offsets.empty(); }
 };
 
 struct CDBIterator::Impl {
     std::unique_ptr<leveldb::Iterator> it;
+    std::atomic<int>* open_count{nullptr};
+
+    ~Impl()
+    {
+        it.reset();
+        if (open_count) --*open_count;
+    }
 };
 
 int dbwrapper_private::CompareKeys(std::string_view a, std::string_view b)
@@ -496,9 +534,11 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         options.env = impl.table_env.get();
     }
 
-    leveldb::DB* raw_db = nullptr;
-    ThrowOnError(leveldb::DB::Open(options, params.path.string(), &raw_db), m_name);
-    impl.db.reset(raw_db);
+    impl.path = params.path.string();
+    impl.memory_only = params.memory_only;
+    // Tables a crash left unregistered; a memory environment starts empty.
+    if (!params.memory_only) dbwrapper_ingest::RemoveLeftoverRuns(options.env, impl.path);
+    ThrowOnError(impl.Open(), m_name);
 
     if (params.options.force_compact) impl.db->CompactRange(nullptr, nullptr);
 
@@ -527,8 +567,11 @@ CDBWrapper::~CDBWrapper()
     // A running compaction uses the database; it must end before that
     // closes. The database must close before the cache, filter and env it
     // uses.
-    for (const auto& compaction : m_impl->compactions) compaction.wait();
+    m_impl->WaitForCompactions();
     m_impl->db.reset();
+    // Unregistered tables are deleted (the run's destructor), after the
+    // database: they use its environment, which outlives both.
+    m_impl->run.reset();
 }
 
 std::optional<std::string> CDBWrapper::ReadImpl(std::span<const std::byte> key) const
@@ -550,10 +593,145 @@ void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
     ThrowOnError(status, m_name);
 }
 
+bool CDBWrapper::CanIngest(const CDBBatch& batch) const
+{
+    const CDBBatch::Impl& records = *batch.m_impl;
+    if (m_write_failure || records.batch || records.offsets.empty() || !records.ascending) return false;
+    if (!m_impl->run) return true;
+    const leveldb::Slice first = records.KeyAt(records.offsets.front());
+    return m_impl->run->KeyFits({first.data(), first.size()});
+}
+
+void CDBWrapper::IngestBatch(CDBBatch& batch)
+{
+    if (!CanIngest(batch)) throw std::logic_error("CDBWrapper::IngestBatch: batch out of key order, or below the run");
+    auto& impl = *m_impl;
+    if (!impl.run) {
+        impl.run = std::make_unique<dbwrapper_ingest::TableRunWriter>(impl.options.env, impl.path, &KEY_COMPARATOR,
+                                                                      impl.filter_policy.get(), impl.options.max_file_size);
+    }
+    CDBBatch::Impl& records = *batch.m_impl;
+    // Building tables costs more than filling the batch, so a big batch is
+    // built in parts at once, each into files of its own: the keys rise,
+    // so each part's files follow the part before. With the thread that
+    // fills the next batch, that keeps both cores busy while a part's
+    // builder waits for the disk.
+    const size_t count = records.offsets.size();
+    const size_t parts = count >= INGEST_SPLIT_RECORDS ? INGEST_PARTS : 1;
+    std::vector<std::unique_ptr<dbwrapper_ingest::TableRunWriter>> writers;
+    for (size_t i = 0; i < parts; ++i) {
+        writers.push_back(std::make_unique<dbwrapper_ingest::TableRunWriter>(impl.options.env, impl.path, &KEY_COMPARATOR,
+                                                                             impl.filter_policy.get(), impl.options.max_file_size));
+    }
+    const auto build = [&](size_t part) {
+        const size_t begin = count * part / parts;
+        const size_t end = count * (part + 1) / parts;
+        const std::span<const size_t> offsets = std::span{records.offsets}.subspan(begin, end - begin);
+        dbwrapper_ingest::TableRunWriter& writer = *writers[part];
+        for (const size_t offset : offsets) {
+            const CDBBatch::Impl::Record record = records.At(offset);
+            const uint8_t type = record.type == CDBBatch::Impl::Type::PUT ? dbwrapper_ingest::TYPE_VALUE : dbwrapper_ingest::TYPE_DELETION;
+            leveldb::Status status = writer.Add(type, {record.key.data(), record.key.size()}, {record.value.data(), record.value.size()});
+            if (!status.ok()) return status;
+        }
+        return writer.Finish();
+    };
+    std::vector<std::future<leveldb::Status>> others;
+    for (size_t part = 1; part < parts; ++part) others.push_back(std::async(std::launch::async, build, part));
+    leveldb::Status status = build(0);
+    for (auto& other : others) {
+        const leveldb::Status other_status = other.get();
+        if (status.ok()) status = other_status;
+    }
+    // Cleared with its buffer kept: the next batch fills it again, where a
+    // fresh one would fault in every page.
+    records.Clear();
+    if (!status.ok()) FailIngest(status);
+    for (auto& writer : writers) impl.run->Adopt(*writer);
+}
+
+void CDBWrapper::FailIngest(const leveldb::Status& status)
+{
+    m_impl->run.reset();
+    m_write_failure = status.ToString();
+    const std::string message = "Fatal LevelDB error in " + m_name + ": " + status.ToString();
+    LogError("{}", message);
+    throw dbwrapper_error(message);
+}
+
+bool CDBWrapper::CommitIngest()
+{
+    auto& impl = *m_impl;
+    if (!impl.run) return false;
+    if (m_write_failure) {
+        impl.run.reset();
+        throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
+    }
+    if (leveldb::Status status = impl.run->Finish(); !status.ok()) FailIngest(status);
+    // What LevelDB holds in its memtable goes into a table first, so that
+    // the MANIFEST names every key the database has. An empty range is
+    // compacted at no level.
+    const leveldb::Slice nothing{};
+    impl.db->CompactRange(&nothing, &nothing);
+    impl.WaitForCompactions();
+    dbwrapper_ingest::InstallResult result{dbwrapper_ingest::InstallResult::REFUSED};
+    leveldb::Status status;
+    const size_t files = impl.run->Files().size();
+    if (impl.open_iterators == 0) {
+        impl.db.reset();
+        status = dbwrapper_ingest::InstallTables(impl.options.env, impl.path, &KEY_COMPARATOR, *impl.run,
+                                                 /*sync_dir=*/!impl.memory_only, result);
+        // Whatever happened, the database must be open again: a failure
+        // left it as it was.
+        if (const leveldb::Status reopened = impl.Open(); !reopened.ok()) {
+            impl.run.reset();
+            m_write_failure = reopened.ToString();
+            ThrowOnError(reopened, m_name);
+        }
+    }
+    if (!status.ok()) FailIngest(status);
+    if (result == dbwrapper_ingest::InstallResult::INSTALLED) {
+        impl.ingested_files += files;
+        impl.run.reset();
+        return true;
+    }
+    WriteRunThroughLog();
+    return false;
+}
+
+void CDBWrapper::WriteRunThroughLog()
+{
+    auto& impl = *m_impl;
+    LogInfo("{}: table files overlap the database, writing their records through LevelDB's log", m_name);
+    leveldb::WriteBatch chunk;
+    leveldb::Status written;
+    const leveldb::Status read = impl.run->ForEachRecord([&](uint8_t type, std::string_view key, std::string_view value) {
+        if (!written.ok()) return;
+        if (type == dbwrapper_ingest::TYPE_VALUE) {
+            chunk.Put(leveldb::Slice{key.data(), key.size()}, leveldb::Slice{value.data(), value.size()});
+        } else {
+            chunk.Delete(leveldb::Slice{key.data(), key.size()});
+        }
+        if (chunk.ApproximateSize() < impl.options.write_buffer_size) return;
+        written = impl.db->Write(impl.write_options, &chunk);
+        chunk.Clear();
+    });
+    if (written.ok()) written = read;
+    if (written.ok()) written = impl.db->Write(impl.write_options, &chunk);
+    if (!written.ok()) FailIngest(written);
+    impl.run.reset();
+}
+
+void CDBWrapper::DiscardIngest() { m_impl->run.reset(); }
+
+size_t CDBWrapper::IngestedFiles() const { return m_impl->ingested_files; }
+
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
 {
     auto impl = std::make_unique<CDBIterator::Impl>();
     impl->it.reset(m_impl->db->NewIterator(m_impl->iterate_options));
+    impl->open_count = &m_impl->open_iterators;
+    ++m_impl->open_iterators;
     return std::unique_ptr<CDBIterator>{new CDBIterator{std::move(impl), m_obfuscation}};
 }
 

@@ -81,6 +81,10 @@ private:
     std::array<unsigned char, KEY_SIZE> m_key{};
 };
 
+namespace leveldb {
+class Status;
+}
+
 class CDBWrapper;
 
 class CDBBatch;
@@ -285,6 +289,33 @@ public:
     // Why writes are refused, once one failed.
     const std::optional<std::string>& WriteFailure() const { return m_write_failure; }
 
+    // Bulk ingestion: a run of batches written into table files of their
+    // own, which LevelDB takes as they are at CommitIngest(), skipping its
+    // log and memtable and the compactions behind them (a bulk load's
+    // flush, txdb.cpp). A run must rise: each batch's keys in strictly
+    // ascending order, above the run's keys so far.
+    //
+    // Whether `batch` may join the run (and nothing failed so far).
+    bool CanIngest(const CDBBatch& batch) const;
+    // Writes the batch's records into the run's files and clears it (its
+    // buffer stays, for the records that fill it next). Nothing reaches the database before
+    // CommitIngest(), and nothing else may use the database meanwhile
+    // but the thread that fills the next batch. Throws like WriteBatch; a
+    // failure discards the run.
+    void IngestBatch(CDBBatch& batch);
+    // Hands the run to the database, all of it or none (a crash included):
+    // it closes and reopens LevelDB, and registers the files with a new
+    // MANIFEST at the deepest level. That holds only when no other
+    // version of the run's keys exists (no file in the run's key range)
+    // and no iterator is open; otherwise the records are written through
+    // LevelDB's log as WriteBatch writes them. True when registered. A
+    // no-op without a run.
+    bool CommitIngest();
+    // Deletes the run's files, if any: what a write that threw left.
+    void DiscardIngest();
+    // Table files registered by CommitIngest since the database opened.
+    size_t IngestedFiles() const;
+
     std::unique_ptr<CDBIterator> NewIterator() const;
     bool IsEmpty() const;
 
@@ -320,6 +351,8 @@ private:
     std::optional<std::string> ReadImpl(std::span<const std::byte> key) const;
     bool ExistsImpl(std::span<const std::byte> key) const;
     size_t EstimateSizeImpl(std::span<const std::byte> begin, std::span<const std::byte> end) const;
+    [[noreturn]] void FailIngest(const leveldb::Status& status);
+    void WriteRunThroughLog();
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;

@@ -1,0 +1,613 @@
+#include <dbwrapper_ingest.h>
+
+#include <dbwrapper_tablewriter.h>
+
+#include <leveldb/comparator.h>
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/slice.h>
+#include <leveldb/status.h>
+#include <leveldb/table.h>
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+#include <unistd.h>
+
+namespace dbwrapper_ingest {
+namespace {
+
+constexpr uint32_t CRC32C_POLY_REFLECTED = 0x82f63b78;
+constexpr uint32_t CRC_MASK_DELTA = 0xa282ead8;
+constexpr size_t TAG_BYTES = 8;
+// Where a run's tables go. LevelDB spreads a key range over deeper levels
+// as it grows; a run is a key range no other file touches, so its place is
+// the deepest level, where no size limit ever makes LevelDB rewrite it.
+constexpr int INSTALL_LEVEL = NUM_LEVELS - 1;
+
+enum Tag : uint32_t {
+    COMPARATOR = 1,
+    LOG_NUMBER = 2,
+    NEXT_FILE = 3,
+    LAST_SEQUENCE = 4,
+    COMPACT_POINTER = 5,
+    DELETED_FILE = 6,
+    NEW_FILE = 7,
+    PREV_LOG_NUMBER = 9,
+};
+
+enum FragmentType : uint8_t { FULL = 1, FIRST = 2, MIDDLE = 3, LAST = 4 };
+
+std::array<uint32_t, 256> MakeCrcTable()
+{
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t crc = i;
+        for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1) ? CRC32C_POLY_REFLECTED : 0);
+        table[i] = crc;
+    }
+    return table;
+}
+
+// The running (inverted) CRC over `data`, a byte at a time.
+uint32_t Crc32cPortable(uint32_t crc, std::string_view data)
+{
+    static const std::array<uint32_t, 256> table = MakeCrcTable();
+    for (const char c : data) crc = table[(crc ^ static_cast<unsigned char>(c)) & 0xff] ^ (crc >> 8);
+    return crc;
+}
+
+// The same with SSE 4.2's crc32 instruction, which computes CRC-32C: a
+// table file's checksums cover every byte of it, and the table takes about
+// a byte per cycle where the instruction takes eight.
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, std::string_view data)
+{
+    uint64_t crc64 = crc;
+    size_t i = 0;
+    for (; i + sizeof(uint64_t) <= data.size(); i += sizeof(uint64_t)) {
+        uint64_t word;
+        std::memcpy(&word, data.data() + i, sizeof(word));
+        crc64 = _mm_crc32_u64(crc64, word);
+    }
+    crc = static_cast<uint32_t>(crc64);
+    for (; i < data.size(); ++i) crc = _mm_crc32_u8(crc, static_cast<unsigned char>(data[i]));
+    return crc;
+}
+#endif
+
+void PutBytes(std::string& out, std::string_view bytes)
+{
+    PutVarint(out, bytes.size());
+    out.append(bytes);
+}
+
+uint64_t GetFixed(std::string_view in, size_t bytes)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < bytes; ++i) n |= uint64_t{static_cast<unsigned char>(in[i])} << (8 * i);
+    return n;
+}
+
+bool GetVarint(std::string_view& in, uint64_t& n, int max_bits = 64)
+{
+    n = 0;
+    for (int shift = 0; shift < max_bits && !in.empty(); shift += 7) {
+        const auto byte = static_cast<unsigned char>(in.front());
+        in.remove_prefix(1);
+        n |= uint64_t{byte & 0x7fu} << shift;
+        if (byte < 0x80) return true;
+    }
+    return false;
+}
+
+bool GetBytes(std::string_view& in, std::string& bytes)
+{
+    uint64_t size;
+    if (!GetVarint(in, size, 32) || size > in.size()) return false;
+    bytes.assign(in.substr(0, size));
+    in.remove_prefix(size);
+    return true;
+}
+
+bool GetLevel(std::string_view& in, int& level)
+{
+    uint64_t n;
+    if (!GetVarint(in, n, 32) || n >= NUM_LEVELS) return false;
+    level = static_cast<int>(n);
+    return true;
+}
+
+std::string NumberedName(const char* format, uint64_t number)
+{
+    char name[64];
+    std::snprintf(name, sizeof(name), format, static_cast<unsigned long long>(number));
+    return name;
+}
+
+std::string InDir(const std::string& dir, const std::string& name) { return dir + "/" + name; }
+
+leveldb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view ToView(const leveldb::Slice& s) { return {s.data(), s.size()}; }
+
+// The 8-byte tag of sequence number 0 and each type, as stored.
+constexpr std::array<char, TAG_BYTES> VALUE_TAG{TYPE_VALUE};
+constexpr std::array<char, TAG_BYTES> DELETION_TAG{TYPE_DELETION};
+
+leveldb::Status WriteWholeFile(leveldb::Env* env, const std::string& name, std::string_view data)
+{
+    leveldb::WritableFile* raw = nullptr;
+    leveldb::Status status = env->NewWritableFile(name, &raw);
+    if (!status.ok()) return status;
+    std::unique_ptr<leveldb::WritableFile> file{raw};
+    status = file->Append(ToSlice(data));
+    if (status.ok()) status = file->Sync();
+    if (status.ok()) status = file->Close();
+    if (!status.ok()) env->RemoveFile(name);
+    return status;
+}
+
+leveldb::Status SyncDir(const std::string& dir)
+{
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return leveldb::Status::IOError(dir, std::strerror(errno));
+    const int rc = ::fsync(fd);
+    const int error = errno;
+    ::close(fd);
+    if (rc != 0) return leveldb::Status::IOError(dir, std::strerror(error));
+    return leveldb::Status::OK();
+}
+
+leveldb::Status ReadDescriptor(leveldb::Env* env, const std::string& dir, Descriptor& descriptor)
+{
+    std::string current;
+    leveldb::Status status = leveldb::ReadFileToString(env, InDir(dir, "CURRENT"), &current);
+    if (!status.ok()) return status;
+    if (current.size() < 2 || current.back() != '\n' || !current.starts_with("MANIFEST-")) {
+        return leveldb::Status::Corruption("CURRENT does not name a MANIFEST");
+    }
+    current.pop_back();
+    std::string manifest;
+    status = leveldb::ReadFileToString(env, InDir(dir, current), &manifest);
+    if (!status.ok()) return status;
+    const auto records = ReadLogRecords(manifest);
+    if (!records) return leveldb::Status::Corruption(current, "a record does not read back");
+    for (const std::string& record : *records) {
+        if (!ApplyEdit(record, descriptor)) return leveldb::Status::Corruption(current, "an edit does not parse");
+    }
+    if (!descriptor.log_number || !descriptor.next_file || !descriptor.last_sequence) {
+        return leveldb::Status::Corruption(current, "log number, next file or last sequence missing");
+    }
+    return leveldb::Status::OK();
+}
+
+// Whether LevelDB holds writes in logs that no table has yet: after a
+// memtable compaction the log in force is empty.
+bool HasUnflushedLog(leveldb::Env* env, const std::string& dir, const Descriptor& descriptor)
+{
+    std::vector<std::string> children;
+    if (!env->GetChildren(dir, &children).ok()) return true;
+    for (const std::string& name : children) {
+        unsigned long long number;
+        char suffix[8];
+        if (std::sscanf(name.c_str(), "%llu.%7s", &number, suffix) != 2 || std::strcmp(suffix, "log") != 0) continue;
+        if (number < *descriptor.log_number && number != descriptor.prev_log_number.value_or(0)) continue;
+        uint64_t size = 0;
+        if (!env->GetFileSize(InDir(dir, name), &size).ok() || size > 0) return true;
+    }
+    return false;
+}
+
+bool OverlapsAnyFile(const leveldb::Comparator* user_order, const Descriptor& descriptor, std::string_view smallest, std::string_view largest)
+{
+    for (const auto& level : descriptor.levels) {
+        for (const auto& [number, file] : level) {
+            if (user_order->Compare(ToSlice(UserKeyOf(file.largest)), ToSlice(smallest)) < 0) continue;
+            if (user_order->Compare(ToSlice(UserKeyOf(file.smallest)), ToSlice(largest)) > 0) continue;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::atomic<uint64_t> g_run_file_counter{0};
+
+// Asks the kernel to start writing a closed file's pages out, without
+// waiting: by the time the file is synced, most of it is on the disk. A
+// file not in the file system (a memory environment) is left alone.
+void StartWriteback(const std::string& name)
+{
+    const int fd = ::open(name.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    ::close(fd);
+}
+
+// Syncs a closed file through the environment, so that whatever the
+// environment adds to a sync (a slower device's delay) applies.
+leveldb::Status SyncClosedFile(leveldb::Env* env, const std::string& name)
+{
+    leveldb::WritableFile* raw = nullptr;
+    leveldb::Status status = env->NewAppendableFile(name, &raw);
+    if (!status.ok()) return status;
+    std::unique_ptr<leveldb::WritableFile> file{raw};
+    status = file->Sync();
+    if (status.ok()) status = file->Close();
+    return status;
+}
+
+} // namespace
+
+void PutVarint(std::string& out, uint64_t n)
+{
+    while (n >= 0x80) {
+        out.push_back(static_cast<char>(n | 0x80));
+        n >>= 7;
+    }
+    out.push_back(static_cast<char>(n));
+}
+
+void PutFixed(std::string& out, uint64_t n, size_t bytes)
+{
+    if constexpr (std::endian::native == std::endian::little) {
+        out.append(reinterpret_cast<const char*>(&n), bytes);
+        return;
+    }
+    for (size_t i = 0; i < bytes; ++i) out.push_back(static_cast<char>(n >> (8 * i)));
+}
+
+uint64_t GetFixed64(std::string_view in) { return GetFixed(in, sizeof(uint64_t)); }
+
+uint32_t Crc32cExtend(uint32_t crc, std::string_view data)
+{
+    crc = ~crc;
+#if defined(__x86_64__)
+    static const bool hardware = __builtin_cpu_supports("sse4.2");
+    crc = hardware ? Crc32cHardware(crc, data) : Crc32cPortable(crc, data);
+#else
+    crc = Crc32cPortable(crc, data);
+#endif
+    return ~crc;
+}
+
+uint32_t Crc32c(std::string_view data) { return Crc32cExtend(0, data); }
+
+uint32_t MaskCrc(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + CRC_MASK_DELTA; }
+
+std::string InternalKey(std::string_view user_key, uint8_t type)
+{
+    std::string key{user_key};
+    PutFixed(key, type, TAG_BYTES);
+    return key;
+}
+
+std::string_view UserKeyOf(std::string_view internal_key) { return internal_key.substr(0, internal_key.size() - TAG_BYTES); }
+
+bool ApplyEdit(std::string_view edit, Descriptor& into)
+{
+    while (!edit.empty()) {
+        uint64_t tag;
+        uint64_t number;
+        int level;
+        if (!GetVarint(edit, tag, 32)) return false;
+        switch (tag) {
+        case COMPARATOR:
+            if (!GetBytes(edit, into.comparator.emplace())) return false;
+            break;
+        case LOG_NUMBER:
+            if (!GetVarint(edit, into.log_number.emplace())) return false;
+            break;
+        case PREV_LOG_NUMBER:
+            if (!GetVarint(edit, into.prev_log_number.emplace())) return false;
+            break;
+        case NEXT_FILE:
+            if (!GetVarint(edit, into.next_file.emplace())) return false;
+            break;
+        case LAST_SEQUENCE:
+            if (!GetVarint(edit, into.last_sequence.emplace())) return false;
+            break;
+        case COMPACT_POINTER:
+            if (!GetLevel(edit, level) || !GetBytes(edit, into.compact_pointers[level])) return false;
+            break;
+        case DELETED_FILE:
+            if (!GetLevel(edit, level) || !GetVarint(edit, number)) return false;
+            into.levels[level].erase(number);
+            break;
+        case NEW_FILE: {
+            FileMeta file;
+            if (!GetLevel(edit, level) || !GetVarint(edit, file.number) || !GetVarint(edit, file.size) ||
+                !GetBytes(edit, file.smallest) || !GetBytes(edit, file.largest)) {
+                return false;
+            }
+            if (file.smallest.size() < TAG_BYTES || file.largest.size() < TAG_BYTES) return false;
+            into.levels[level][file.number] = std::move(file);
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string EncodeEdit(const Descriptor& descriptor)
+{
+    std::string edit;
+    const auto put_number = [&](Tag tag, const std::optional<uint64_t>& n) {
+        if (!n) return;
+        PutVarint(edit, tag);
+        PutVarint(edit, *n);
+    };
+    if (descriptor.comparator) {
+        PutVarint(edit, COMPARATOR);
+        PutBytes(edit, *descriptor.comparator);
+    }
+    put_number(LOG_NUMBER, descriptor.log_number);
+    put_number(PREV_LOG_NUMBER, descriptor.prev_log_number);
+    put_number(NEXT_FILE, descriptor.next_file);
+    put_number(LAST_SEQUENCE, descriptor.last_sequence);
+    for (const auto& [level, key] : descriptor.compact_pointers) {
+        PutVarint(edit, COMPACT_POINTER);
+        PutVarint(edit, level);
+        PutBytes(edit, key);
+    }
+    for (int level = 0; level < NUM_LEVELS; ++level) {
+        for (const auto& [number, file] : descriptor.levels[level]) {
+            PutVarint(edit, NEW_FILE);
+            PutVarint(edit, level);
+            PutVarint(edit, file.number);
+            PutVarint(edit, file.size);
+            PutBytes(edit, file.smallest);
+            PutBytes(edit, file.largest);
+        }
+    }
+    return edit;
+}
+
+std::optional<std::vector<std::string>> ReadLogRecords(std::string_view file)
+{
+    std::vector<std::string> records;
+    std::string pending;
+    bool in_record = false;
+    size_t pos = 0;
+    while (pos < file.size()) {
+        const size_t block_left = LOG_BLOCK_BYTES - pos % LOG_BLOCK_BYTES;
+        if (block_left < LOG_HEADER_BYTES) {
+            pos += block_left;
+            continue;
+        }
+        if (file.size() - pos < LOG_HEADER_BYTES) return std::nullopt;
+        const std::string_view header = file.substr(pos, LOG_HEADER_BYTES);
+        const uint32_t stored_crc = static_cast<uint32_t>(GetFixed(header, 4));
+        const size_t length = GetFixed(header.substr(4), 2);
+        const auto type = static_cast<uint8_t>(header[6]);
+        if (length > block_left - LOG_HEADER_BYTES || length > file.size() - pos - LOG_HEADER_BYTES) return std::nullopt;
+        // The checksum covers the type byte and the payload.
+        const std::string_view typed = file.substr(pos + LOG_HEADER_BYTES - 1, length + 1);
+        if (MaskCrc(Crc32c(typed)) != stored_crc) return std::nullopt;
+        const std::string_view payload = typed.substr(1);
+        pos += LOG_HEADER_BYTES + length;
+        if ((type == FULL || type == FIRST) == in_record) return std::nullopt;
+        switch (type) {
+        case FULL:
+            records.emplace_back(payload);
+            break;
+        case FIRST:
+            pending.assign(payload);
+            in_record = true;
+            break;
+        case MIDDLE:
+            pending.append(payload);
+            break;
+        case LAST:
+            pending.append(payload);
+            records.push_back(std::move(pending));
+            pending.clear();
+            in_record = false;
+            break;
+        default:
+            return std::nullopt;
+        }
+    }
+    if (in_record) return std::nullopt;
+    return records;
+}
+
+std::string FrameLogRecord(std::string_view record)
+{
+    std::string file;
+    bool first = true;
+    do {
+        size_t block_left = LOG_BLOCK_BYTES - file.size() % LOG_BLOCK_BYTES;
+        if (block_left < LOG_HEADER_BYTES) {
+            file.append(block_left, '\0');
+            block_left = LOG_BLOCK_BYTES;
+        }
+        const size_t fragment = std::min(record.size(), block_left - LOG_HEADER_BYTES);
+        const bool last = fragment == record.size();
+        const uint8_t type = first ? (last ? FULL : FIRST) : (last ? LAST : MIDDLE);
+        std::string typed(1, static_cast<char>(type));
+        typed.append(record.substr(0, fragment));
+        PutFixed(file, MaskCrc(Crc32c(typed)), 4);
+        PutFixed(file, fragment, 2);
+        file.append(typed);
+        record.remove_prefix(fragment);
+        first = false;
+    } while (!record.empty());
+    return file;
+}
+
+std::string TableFileName(uint64_t number) { return NumberedName("%06llu.ldb", number); }
+std::string ManifestFileName(uint64_t number) { return NumberedName("MANIFEST-%06llu", number); }
+
+struct TableRunWriter::Builder {
+    std::string name;
+    std::unique_ptr<leveldb::WritableFile> file;
+    std::unique_ptr<TableFileWriter> table;
+    std::string smallest;
+};
+
+TableRunWriter::TableRunWriter(leveldb::Env* env, std::string dir, const leveldb::Comparator* user_order,
+                               const leveldb::FilterPolicy* user_filter, size_t file_bytes)
+    : m_env{env}, m_dir{std::move(dir)}, m_user_order{user_order}, m_user_filter{user_filter}, m_file_bytes{file_bytes} {}
+
+TableRunWriter::~TableRunWriter() { Discard(); }
+
+bool TableRunWriter::KeyFits(std::string_view user_key) const
+{
+    if (m_internal_key.empty()) return true;
+    return m_user_order->Compare(ToSlice(user_key), ToSlice(UserKeyOf(m_internal_key))) > 0;
+}
+
+leveldb::Status TableRunWriter::OpenFile()
+{
+    auto builder = std::make_unique<Builder>();
+    builder->name = InDir(m_dir, "ingest-" + std::to_string(++g_run_file_counter) + ".ldb");
+    leveldb::WritableFile* raw = nullptr;
+    leveldb::Status status = m_env->NewWritableFile(builder->name, &raw);
+    if (!status.ok()) return status;
+    builder->file.reset(raw);
+    builder->table = std::make_unique<TableFileWriter>(raw, m_user_filter);
+    m_builder = std::move(builder);
+    return status;
+}
+
+leveldb::Status TableRunWriter::Add(uint8_t type, std::string_view user_key, std::string_view value)
+{
+    if (!m_builder) {
+        if (leveldb::Status status = OpenFile(); !status.ok()) return status;
+    }
+    m_internal_key.assign(user_key);
+    m_internal_key.append((type == TYPE_VALUE ? VALUE_TAG : DELETION_TAG).data(), TAG_BYTES);
+    if (m_builder->smallest.empty()) m_builder->smallest = m_internal_key;
+    if (leveldb::Status status = m_builder->table->Add(m_internal_key, value); !status.ok()) return status;
+    if (m_builder->table->FileSize() >= m_file_bytes) return Finish();
+    return leveldb::Status::OK();
+}
+
+leveldb::Status TableRunWriter::Finish()
+{
+    if (!m_builder) return leveldb::Status::OK();
+    std::unique_ptr<Builder> builder = std::move(m_builder);
+    leveldb::Status status = builder->table->Finish();
+    if (status.ok()) status = builder->file->Close();
+    // Synced only at InstallTables, all together: a sync here would stop
+    // the building for each file's trip to the disk. The disk starts now.
+    if (status.ok()) StartWriteback(builder->name);
+    // Listed even when it failed, so that Discard deletes it.
+    m_files.push_back({builder->name, {0, builder->table->FileSize(), builder->smallest, m_internal_key}});
+    return status;
+}
+
+void TableRunWriter::Adopt(TableRunWriter& part)
+{
+    assert(!m_builder && !part.m_builder);
+    for (File& file : part.m_files) m_files.push_back(std::move(file));
+    part.m_files.clear();
+    if (!part.m_internal_key.empty()) m_internal_key = part.m_internal_key;
+}
+
+void TableRunWriter::Discard()
+{
+    if (m_builder) {
+        m_builder->table.reset();
+        m_builder->file.reset();
+        m_env->RemoveFile(m_builder->name);
+        m_builder.reset();
+    }
+    for (const File& file : m_files) m_env->RemoveFile(file.name);
+    m_files.clear();
+}
+
+leveldb::Status TableRunWriter::ForEachRecord(const std::function<void(uint8_t, std::string_view, std::string_view)>& fn) const
+{
+    const std::unique_ptr<leveldb::Comparator> order = NewInternalKeyOrder(m_user_order);
+    leveldb::Options options;
+    options.comparator = order.get();
+    for (const File& file : m_files) {
+        leveldb::RandomAccessFile* raw_file = nullptr;
+        leveldb::Status status = m_env->NewRandomAccessFile(file.name, &raw_file);
+        if (!status.ok()) return status;
+        std::unique_ptr<leveldb::RandomAccessFile> source{raw_file};
+        leveldb::Table* raw_table = nullptr;
+        status = leveldb::Table::Open(options, source.get(), file.meta.size, &raw_table);
+        if (!status.ok()) return status;
+        std::unique_ptr<leveldb::Table> table{raw_table};
+        std::unique_ptr<leveldb::Iterator> it{table->NewIterator(leveldb::ReadOptions{})};
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            const std::string_view key = ToView(it->key());
+            // Sequence number 0: the tag's first byte is the type.
+            fn(static_cast<uint8_t>(key[key.size() - TAG_BYTES]), UserKeyOf(key), ToView(it->value()));
+        }
+        if (!it->status().ok()) return it->status();
+    }
+    return leveldb::Status::OK();
+}
+
+leveldb::Status InstallTables(leveldb::Env* env, const std::string& dir, const leveldb::Comparator* user_order,
+                              TableRunWriter& run, bool sync_dir, InstallResult& result)
+{
+    result = InstallResult::REFUSED;
+    if (run.Empty()) return leveldb::Status::OK();
+    Descriptor descriptor;
+    leveldb::Status status = ReadDescriptor(env, dir, descriptor);
+    if (!status.ok()) return status;
+    auto& files = run.m_files;
+    if (HasUnflushedLog(env, dir, descriptor) ||
+        OverlapsAnyFile(user_order, descriptor, UserKeyOf(files.front().meta.smallest), UserKeyOf(files.back().meta.largest))) {
+        return leveldb::Status::OK();
+    }
+    for (const auto& file : files) {
+        status = SyncClosedFile(env, file.name);
+        if (!status.ok()) return status;
+    }
+    uint64_t number = *descriptor.next_file;
+    for (auto& file : files) {
+        const std::string numbered = InDir(dir, TableFileName(number));
+        status = env->RenameFile(file.name, numbered);
+        // A renamed file that no MANIFEST names is deleted by LevelDB's
+        // next open, as any file it does not know.
+        if (!status.ok()) return status;
+        file.name = numbered;
+        file.meta.number = number++;
+        descriptor.levels[INSTALL_LEVEL][file.meta.number] = file.meta;
+    }
+    const uint64_t manifest_number = number++;
+    descriptor.next_file = number;
+    const std::string manifest = InDir(dir, ManifestFileName(manifest_number));
+    status = WriteWholeFile(env, manifest, FrameLogRecord(EncodeEdit(descriptor)));
+    if (!status.ok()) return status;
+    const std::string temp = InDir(dir, NumberedName("%06llu.dbtmp", manifest_number));
+    status = WriteWholeFile(env, temp, ManifestFileName(manifest_number) + "\n");
+    if (status.ok()) status = env->RenameFile(temp, InDir(dir, "CURRENT"));
+    if (!status.ok()) {
+        env->RemoveFile(temp);
+        env->RemoveFile(manifest);
+        return status;
+    }
+    // From here the database has the run, whatever follows.
+    result = InstallResult::INSTALLED;
+    run.Release();
+    if (sync_dir) return SyncDir(dir);
+    return leveldb::Status::OK();
+}
+
+void RemoveLeftoverRuns(leveldb::Env* env, const std::string& dir)
+{
+    std::vector<std::string> children;
+    if (!env->GetChildren(dir, &children).ok()) return;
+    for (const std::string& name : children) {
+        if (name.starts_with("ingest-") && name.ends_with(".ldb")) env->RemoveFile(InDir(dir, name));
+    }
+}
+
+} // namespace dbwrapper_ingest

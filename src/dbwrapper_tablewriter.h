@@ -1,0 +1,112 @@
+#ifndef COINSDB_DBWRAPPER_TABLEWRITER_H
+#define COINSDB_DBWRAPPER_TABLEWRITER_H
+
+// For dbwrapper_ingest.cpp (and its tests) only: LevelDB table files,
+// written byte for byte as leveldb::TableBuilder writes them with the
+// options every coinsdb database uses, at a fraction of its cost.
+//
+// Byte format (LevelDB 1.23, doc/table_format.md in its sources):
+//
+//   file        data blocks, filter block, metaindex block, index block, footer
+//   block       entries; fixed32 offset of each restart entry; fixed32 their
+//               count; then a 5-byte trailer: type 0 (not compressed) and
+//               fixed32 masked CRC32C (dbwrapper_ingest.h) of the block and
+//               the type byte
+//   entry       varint32 key bytes shared with the entry before, varint32
+//               bytes not shared, varint32 value size, the unshared key
+//               bytes, the value; every 16th entry (every entry in the index
+//               block) is a restart, which shares nothing
+//   data block  cut once its size with its restart array reaches 4096 bytes;
+//               keys are internal keys (dbwrapper_ingest.h)
+//   filter      for each 2 KiB of data-block offsets, the bloom filter of the
+//               user keys of the blocks that start there (none: an empty
+//               filter); fixed32 offset of each filter; fixed32 where those
+//               offsets start; the byte 11 (2 KiB = 1 << 11). Written with a
+//               trailer, not in block format.
+//   metaindex   one entry: "filter." + the filter policy's name -> its handle
+//   index       each data block's last key -> its handle. LevelDB shortens
+//               that key when its comparator can; coinsdb's writer and the
+//               TableBuilder it is checked against keep it whole.
+//   handle      varint64 offset, varint64 size (trailer excluded)
+//   footer      metaindex handle, index handle, zeros up to 40 bytes,
+//               fixed64 0xdb4775248b80fb57
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace leveldb {
+class Comparator;
+class FilterPolicy;
+class Status;
+class WritableFile;
+} // namespace leveldb
+
+namespace dbwrapper_ingest {
+
+// Why not leveldb::TableBuilder: it copies each key three times, compares
+// it twice with the one before (checks its build keeps), and checksums
+// with a portable CRC-32C; building a flush's tables with it took as much
+// CPU as everything else the flush does. What it writes is the reference:
+// dbwrapper_ingest_tests compares the two byte for byte.
+class TableFileWriter
+{
+public:
+    // `user_filter`: the database's filter policy, applied to user keys.
+    TableFileWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter);
+    ~TableFileWriter();
+    TableFileWriter(const TableFileWriter&) = delete;
+    TableFileWriter& operator=(const TableFileWriter&) = delete;
+
+    // Internal keys, strictly rising.
+    leveldb::Status Add(std::string_view internal_key, std::string_view value);
+    // Writes the rest of the file; Close() and Sync() are the caller's.
+    leveldb::Status Finish();
+    uint64_t FileSize() const { return m_offset; }
+
+private:
+    struct Block;
+    struct Handle {
+        uint64_t offset{0};
+        uint64_t size{0};
+    };
+    void FlushDataBlock();
+    Handle WriteBlock(Block& block);
+    Handle WriteRaw(std::string_view contents);
+    void StartFilters(uint64_t block_offset);
+    void GenerateFilter();
+    void WriteOut(bool all);
+
+    leveldb::WritableFile* m_file;
+    const leveldb::FilterPolicy* m_filter;
+    std::unique_ptr<Block> m_data;
+    std::unique_ptr<Block> m_index;
+    std::string m_last_key;
+    bool m_pending_index{false};
+    Handle m_pending_handle;
+    // The user keys of the filter being collected, and the filters so far.
+    std::string m_filter_keys;
+    std::vector<size_t> m_filter_starts;
+    std::string m_filters;
+    std::vector<uint32_t> m_filter_offsets;
+    // Bytes not yet handed to the file; the file's size so far.
+    std::string m_out;
+    uint64_t m_offset{0};
+    std::unique_ptr<leveldb::Status> m_status;
+};
+
+// Internal keys by user key, the newer first: the order a table's index is
+// searched in when coinsdb reads its own tables back.
+std::unique_ptr<leveldb::Comparator> NewInternalKeyOrder(const leveldb::Comparator* user_order);
+
+// Tests: one table file of `records` (internal key, value; keys rising),
+// built by TableFileWriter or by leveldb::TableBuilder, each with a 10-bit
+// bloom filter over user keys.
+std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb);
+
+} // namespace dbwrapper_ingest
+
+#endif // COINSDB_DBWRAPPER_TABLEWRITER_H

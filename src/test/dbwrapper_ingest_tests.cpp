@@ -1,0 +1,380 @@
+// Bulk ingestion (dbwrapper_ingest.h, CDBWrapper::IngestBatch): LevelDB's
+// log framing, CRC-32C and version edits as coinsdb reads and writes them,
+// checked against files LevelDB itself wrote; and runs of table files
+// handed to a database, against a std::map model: installed when nothing
+// overlaps, written through the log when something does or an iterator is
+// open, discarded whole on a full disk, and overridden by later writes.
+
+#include <dbwrapper.h>
+#include <dbwrapper_ingest.h>
+#include <dbwrapper_tablewriter.h>
+#include <test/util/setup.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace dbwrapper_ingest;
+
+namespace {
+
+// 'k' and a big-endian number: keys sort as their numbers.
+struct NumberKey {
+    uint32_t n;
+
+    template <typename Stream>
+    void Serialize(Stream& s) const
+    {
+        const std::array<unsigned char, 5> bytes{'k', static_cast<unsigned char>(n >> 24), static_cast<unsigned char>(n >> 16),
+                                                 static_cast<unsigned char>(n >> 8), static_cast<unsigned char>(n)};
+        s.write(std::as_bytes(std::span{bytes}));
+    }
+};
+
+using Model = std::map<uint32_t, std::optional<uint64_t>>;
+
+DBParams OnDisk(const std::filesystem::path& path, std::optional<size_t> fail_after = std::nullopt)
+{
+    return DBParams{.path = path, .cache_bytes = 1 << 20, .options = {.fail_writes_after_bytes = fail_after}};
+}
+
+// A batch of puts (and an erase for every key in `erase`), keys ascending.
+void FillBatch(CDBBatch& batch, Model& model, uint32_t first, uint32_t count, uint32_t step, uint64_t tag)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t key = first + i * step;
+        batch.Write(NumberKey{key}, uint64_t{key} * 1000 + tag);
+        model[key] = uint64_t{key} * 1000 + tag;
+    }
+}
+
+void CheckModel(const CDBWrapper& db, const Model& model)
+{
+    size_t live = 0;
+    for (const auto& [key, value] : model) {
+        uint64_t stored = 0;
+        const bool found = db.Read(NumberKey{key}, stored);
+        BOOST_CHECK_MESSAGE(found == value.has_value(), "key " << key << (found ? " present" : " missing"));
+        if (found && value) BOOST_CHECK_EQUAL(stored, *value);
+        live += value.has_value();
+    }
+    // And nothing else, in order.
+    auto it = db.NewIterator();
+    size_t walked = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        if (it->RawKey().size() == 5 && it->RawKey()[0] == std::byte{'k'}) ++walked;
+    }
+    BOOST_CHECK_EQUAL(walked, live);
+}
+
+size_t LeftoverRunFiles(const std::filesystem::path& path)
+{
+    size_t count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator{path}) count += entry.path().filename().string().starts_with("ingest-");
+    return count;
+}
+
+std::string Bytes(size_t size, uint32_t seed)
+{
+    std::string bytes(size, '\0');
+    std::mt19937 rng{seed};
+    for (char& c : bytes) c = static_cast<char>(rng());
+    return bytes;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(dbwrapper_ingest_tests)
+
+// RFC 3720's CRC-32C check values, and the check value of "123456789".
+BOOST_AUTO_TEST_CASE(crc32c_known_values)
+{
+    std::string ascending(32, '\0');
+    for (size_t i = 0; i < ascending.size(); ++i) ascending[i] = static_cast<char>(i);
+    std::string descending(ascending.rbegin(), ascending.rend());
+    BOOST_CHECK_EQUAL(Crc32c(std::string(32, '\0')), 0x8a9136aaU);
+    BOOST_CHECK_EQUAL(Crc32c(std::string(32, '\xff')), 0x62a8ab43U);
+    BOOST_CHECK_EQUAL(Crc32c(ascending), 0x46dd794eU);
+    BOOST_CHECK_EQUAL(Crc32c(descending), 0x113fdb5cU);
+    BOOST_CHECK_EQUAL(Crc32c("123456789"), 0xe3069283U);
+    BOOST_CHECK_EQUAL(Crc32c(""), 0U);
+}
+
+// Extending a CRC over a split equals the CRC of the whole, wherever the
+// split falls against the 8-byte steps the instruction takes.
+BOOST_AUTO_TEST_CASE(crc32c_extends)
+{
+    const std::string data = Bytes(100, 7);
+    for (size_t split = 0; split <= data.size(); ++split) {
+        BOOST_CHECK_EQUAL(Crc32cExtend(Crc32c(data.substr(0, split)), data.substr(split)), Crc32c(data));
+    }
+}
+
+// coinsdb's table writer against leveldb::TableBuilder: the same bytes for
+// one record, for blocks cut at every size, keys sharing long prefixes or
+// none, values empty or larger than a block, deletions among values, and
+// enough keys for many filters and index entries.
+BOOST_AUTO_TEST_CASE(table_files_match_leveldb_byte_for_byte)
+{
+    struct Case {
+        std::string name;
+        size_t count;
+        size_t max_value;
+        size_t shared_prefix;
+    };
+    const Case cases[]{
+        {"one record", 1, 10, 0},
+        {"small values", 20000, 40, 0},
+        {"coin-like keys", 5000, 60, 1},
+        {"long shared prefixes", 3000, 100, 50},
+        {"values past a block", 300, 10000, 4},
+        {"empty values", 2000, 0, 0},
+    };
+    for (const auto& test : cases) {
+        BOOST_TEST_CONTEXT(test.name)
+        {
+            std::mt19937 rng{static_cast<uint32_t>(test.count)};
+            std::set<std::string> user_keys;
+            const std::string prefix = Bytes(test.shared_prefix, 3);
+            while (user_keys.size() < test.count) user_keys.insert(prefix + Bytes(1 + rng() % 40, rng()));
+            std::vector<std::pair<std::string, std::string>> records;
+            for (const std::string& key : user_keys) {
+                const uint8_t type = rng() % 10 == 0 ? TYPE_DELETION : TYPE_VALUE;
+                records.emplace_back(InternalKey(key, type), type == TYPE_VALUE ? Bytes(test.max_value ? rng() % (test.max_value + 1) : 0, rng()) : "");
+            }
+            const std::string ours = TableFileBytes(records, /*by_leveldb=*/false);
+            const std::string leveldb = TableFileBytes(records, /*by_leveldb=*/true);
+            BOOST_CHECK_GT(leveldb.size(), 48U); // more than a footer
+            BOOST_CHECK_EQUAL(ours.size(), leveldb.size());
+            BOOST_CHECK(ours == leveldb);
+        }
+    }
+}
+
+// A record survives framing at every length that ends a block early,
+// exactly, or spills into one or several more; a changed byte or a cut
+// anywhere is caught.
+BOOST_AUTO_TEST_CASE(log_records_round_trip)
+{
+    const size_t block_payload = LOG_BLOCK_BYTES - LOG_HEADER_BYTES;
+    for (const size_t size : {size_t{0}, size_t{1}, block_payload - 1, block_payload, block_payload + 1, 3 * LOG_BLOCK_BYTES + 5}) {
+        BOOST_TEST_CONTEXT("size " << size)
+        {
+            const std::string record = Bytes(size, static_cast<uint32_t>(size));
+            const std::string file = FrameLogRecord(record);
+            const auto read = ReadLogRecords(file);
+            BOOST_REQUIRE(read);
+            BOOST_REQUIRE_EQUAL(read->size(), 1U);
+            BOOST_CHECK(read->front() == record);
+
+            std::string changed = file;
+            changed[file.size() / 2] ^= 0x01;
+            BOOST_CHECK(!ReadLogRecords(changed));
+            BOOST_CHECK(!ReadLogRecords(std::string_view{file}.substr(0, file.size() - 1)));
+        }
+    }
+}
+
+// An edit that lists a whole version reads back as that version; later
+// edits delete files and move the numbers on; malformed edits are refused.
+BOOST_AUTO_TEST_CASE(version_edits_round_trip)
+{
+    Descriptor version;
+    version.comparator = "leveldb.BytewiseComparator";
+    version.log_number = 12;
+    version.prev_log_number = 0;
+    version.next_file = 40;
+    version.last_sequence = 123456789012ULL;
+    version.compact_pointers[1] = InternalKey("c", TYPE_VALUE);
+    version.levels[0][7] = {7, 4096, InternalKey("a", TYPE_VALUE), InternalKey("b", TYPE_DELETION)};
+    version.levels[6][9] = {9, 1ULL << 33, InternalKey(std::string(300, 'x'), TYPE_VALUE), InternalKey("z", TYPE_VALUE)};
+
+    Descriptor read;
+    BOOST_REQUIRE(ApplyEdit(EncodeEdit(version), read));
+    BOOST_CHECK(EncodeEdit(read) == EncodeEdit(version));
+    BOOST_CHECK_EQUAL(*read.last_sequence, 123456789012ULL);
+    BOOST_CHECK_EQUAL(read.levels[6].at(9).size, 1ULL << 33);
+    BOOST_CHECK(UserKeyOf(read.levels[0].at(7).largest) == "b");
+
+    Descriptor later;
+    later.next_file = 41;
+    const std::string deletion = std::string{"\x06\x00\x07", 3}; // deleted file: level 0, number 7
+    BOOST_REQUIRE(ApplyEdit(EncodeEdit(later) + deletion, read));
+    BOOST_CHECK(read.levels[0].empty());
+    BOOST_CHECK_EQUAL(*read.next_file, 41U);
+
+    Descriptor ignored;
+    BOOST_CHECK(!ApplyEdit(std::string{"\x08\x01", 2}, ignored));         // tag 8: not written since LevelDB 1.0
+    BOOST_CHECK(!ApplyEdit(std::string{"\x06\x07\x01", 3}, ignored));     // level 7: past the last
+    BOOST_CHECK(!ApplyEdit(EncodeEdit(version).substr(0, 20), ignored)); // cut inside a field
+}
+
+// What LevelDB wrote reads back: CURRENT's MANIFEST, its records, checksums
+// and edits, naming the comparator and the database's numbers.
+BOOST_AUTO_TEST_CASE(reads_a_manifest_leveldb_wrote)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "db";
+    {
+        CDBWrapper db{OnDisk(path)};
+        for (uint32_t i = 0; i < 2000; ++i) db.Write(NumberKey{i}, uint64_t{i});
+        db.CompactFull();
+    }
+    std::string current = ReadFileToString(path / "CURRENT");
+    BOOST_REQUIRE(current.starts_with("MANIFEST-") && current.ends_with("\n"));
+    current.pop_back();
+    const auto records = ReadLogRecords(ReadFileToString(path / current));
+    BOOST_REQUIRE(records);
+    BOOST_REQUIRE(!records->empty());
+    Descriptor version;
+    for (const std::string& record : *records) BOOST_REQUIRE(ApplyEdit(record, version));
+    BOOST_CHECK(version.comparator == std::string{"leveldb.BytewiseComparator"});
+    BOOST_CHECK(version.log_number && version.next_file && version.last_sequence);
+    BOOST_CHECK_GE(*version.last_sequence, 2000U);
+    size_t files = 0;
+    for (const auto& level : version.levels) {
+        for (const auto& [number, file] : level) {
+            ++files;
+            BOOST_CHECK(std::filesystem::exists(path / TableFileName(number)));
+            BOOST_CHECK_EQUAL(std::filesystem::file_size(path / TableFileName(number)), file.size);
+        }
+    }
+    BOOST_CHECK_GT(files, 0U);
+}
+
+// Runs against a model: a run above everything is installed (and reads
+// back after a reopen and a full compaction), one among stored keys or
+// under an open iterator goes through the log, later writes override
+// ingested keys, and a run out of order is refused before it starts.
+BOOST_AUTO_TEST_CASE(runs_against_a_model)
+{
+    for (const bool memory_only : {false, true}) {
+        BOOST_TEST_CONTEXT("memory_only " << memory_only)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "db";
+            DBParams params = OnDisk(path);
+            params.memory_only = memory_only;
+            Model model;
+            auto db = std::make_unique<CDBWrapper>(params);
+            db->Write(NumberKey{5}, uint64_t{5});
+            model[5] = 5;
+
+            // Two batches above key 5: one run, installed.
+            for (const uint32_t first : {100U, 20100U}) {
+                CDBBatch batch{*db};
+                FillBatch(batch, model, first, 10000, 2, 1);
+                BOOST_REQUIRE(db->CanIngest(batch));
+                db->IngestBatch(batch);
+                BOOST_CHECK_EQUAL(batch.SizeEstimate(), CDBBatch{*db}.SizeEstimate());
+            }
+            {
+                CDBBatch below{*db};
+                FillBatch(below, model, 1, 1, 1, 9);
+                model.erase(1);
+                BOOST_CHECK(!db->CanIngest(below));
+                BOOST_CHECK_THROW(db->IngestBatch(below), std::logic_error);
+            }
+            BOOST_CHECK(db->CommitIngest());
+            BOOST_CHECK_GT(db->IngestedFiles(), 0U);
+            CheckModel(*db, model);
+
+            // Later writes override what was ingested: a new value, an erase.
+            db->Write(NumberKey{102}, uint64_t{7});
+            model[102] = 7;
+            db->Erase(NumberKey{104});
+            model[104] = std::nullopt;
+            CheckModel(*db, model);
+
+            // A run among stored keys: written through the log, its values win.
+            const size_t installed = db->IngestedFiles();
+            {
+                CDBBatch batch{*db};
+                FillBatch(batch, model, 101, 50, 1, 2);
+                db->IngestBatch(batch);
+            }
+            BOOST_CHECK(!db->CommitIngest());
+            BOOST_CHECK_EQUAL(db->IngestedFiles(), installed);
+            CheckModel(*db, model);
+
+            // An open iterator keeps the database open: through the log too.
+            {
+                auto it = db->NewIterator();
+                CDBBatch batch{*db};
+                FillBatch(batch, model, 100000, 100, 1, 3);
+                db->IngestBatch(batch);
+                BOOST_CHECK(!db->CommitIngest());
+            }
+            CheckModel(*db, model);
+
+            // Above everything again, with an erase of a key never written.
+            {
+                CDBBatch batch{*db};
+                FillBatch(batch, model, 200000, 100, 1, 4);
+                batch.Erase(NumberKey{300000});
+                model[300000] = std::nullopt;
+                db->IngestBatch(batch);
+                BOOST_CHECK(db->CommitIngest());
+                BOOST_CHECK_GT(db->IngestedFiles(), installed);
+            }
+            CheckModel(*db, model);
+
+            if (!memory_only) {
+                db.reset();
+                BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+                db = std::make_unique<CDBWrapper>(params);
+                CheckModel(*db, model);
+                db->CompactFull();
+                CheckModel(*db, model);
+            }
+        }
+    }
+}
+
+// A disk that fills while a run is built or committed: the write throws,
+// later writes are refused, the run's files are gone, and the database reopens with
+// what it held before.
+BOOST_AUTO_TEST_CASE(full_disk_discards_the_run)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "db";
+    Model model;
+    {
+        CDBWrapper db{OnDisk(path)};
+        CDBBatch batch{db};
+        FillBatch(batch, model, 1, 100, 1, 1);
+        db.WriteBatch(batch, /*sync=*/true);
+    }
+    {
+        CDBWrapper db{OnDisk(path, /*fail_after=*/64 << 10)};
+        CDBBatch batch{db};
+        Model lost;
+        FillBatch(batch, lost, 1000, 20000, 1, 2);
+        // Where it fails depends on when the bytes reach the disk: while
+        // the tables are built, or when they are finished at the commit.
+        BOOST_CHECK_THROW(
+            {
+                db.IngestBatch(batch);
+                db.CommitIngest();
+            },
+            dbwrapper_error);
+        BOOST_CHECK(db.WriteFailure());
+        BOOST_CHECK(!db.CommitIngest());
+        CDBBatch more{db};
+        FillBatch(more, lost, 50000, 1, 1, 3);
+        BOOST_CHECK(!db.CanIngest(more));
+        BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+    }
+    CDBWrapper db{OnDisk(path)};
+    CheckModel(db, model);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
