@@ -247,6 +247,18 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     // on a freed batch.
     std::future<void> in_flight;
     CoinsCachePair* in_flight_end = nullptr;
+    bool in_flight_ingests = false;
+    // Bulk load: a batch whose keys rise above the batch before goes into
+    // table files (CDBWrapper::IngestBatch) rather than through LevelDB's
+    // log and memtable, whose CPU set the pace of a flush. The database
+    // takes the run of such batches at once when it ends
+    // (CommitIngest), and only then are its entries released: up to here.
+    const bool ingest = m_bulk_load && m_options.ingest_tables;
+    // A run an earlier write left when it threw holds what the cache still
+    // has: it must not join this write's.
+    m_db->DiscardIngest();
+    CoinsCachePair* run_end = nullptr;
+    size_t ingested = 0;
     // The cursor releases a batch's entries (cleans them, or erases them
     // when spent) only once that batch is written: a write that throws
     // leaves every coin it did not store in the cache.
@@ -256,19 +268,49 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         ++batches;
         if (partial && m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
     };
+    // Time the walk spent waiting for the other thread, and the commit took.
+    std::chrono::steady_clock::duration waited{};
+    std::chrono::steady_clock::duration committing{};
     const auto land_in_flight = [&] {
         if (!in_flight.valid()) return;
+        const auto wait_start = std::chrono::steady_clock::now();
         in_flight.get();
-        written(in_flight_end, /*partial=*/true);
+        waited += std::chrono::steady_clock::now() - wait_start;
+        if (in_flight_ingests) {
+            sample_rss();
+            run_end = in_flight_end;
+            ++batches;
+            ++ingested;
+            // A crash here loses the run: the database is as before it.
+            if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
+        } else {
+            written(in_flight_end, /*partial=*/true);
+        }
+    };
+    // Ends the run of ingested batches: the database takes it, and only
+    // then are its entries released.
+    const auto commit_run = [&] {
+        if (!run_end) return;
+        const auto commit_start = std::chrono::steady_clock::now();
+        m_db->CommitIngest();
+        committing += std::chrono::steady_clock::now() - commit_start;
+        sample_rss();
+        cursor.ReleaseUntil(run_end);
+        run_end = nullptr;
     };
     const auto write_partial = [&](CoinsCachePair* end) {
         land_in_flight();
         sample_rss();
+        const bool ingests = ingest && m_db->CanIngest(*batch);
+        if (!ingests) commit_run();
         if (batch->InKeyOrder()) {
             std::swap(batch, other);
             std::swap(batch_reserved, other_reserved);
-            in_flight = std::async(std::launch::async, [this, writing = other.get()] { m_db->WriteBatch(*writing); });
+            CDBBatch* const writing = other.get();
+            in_flight = ingests ? std::async(std::launch::async, [this, writing] { m_db->IngestBatch(*writing); })
+                                : std::async(std::launch::async, [this, writing] { m_db->WriteBatch(*writing); });
             in_flight_end = end;
+            in_flight_ingests = ingests;
             ++overlapped;
             if (!batch) {
                 batch = std::make_unique<CDBBatch>(*m_db);
@@ -332,10 +374,24 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     }
     LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch->SizeEstimate() / BYTES_PER_MIB);
     sample_rss();
-    m_db->WriteBatch(*batch);
-    written(cursor.End(), /*partial=*/false);
+    if (ingest && m_db->CanIngest(*batch)) {
+        m_db->IngestBatch(*batch);
+        run_end = cursor.End();
+        ++batches;
+        ++ingested;
+        commit_run();
+    } else {
+        commit_run();
+        m_db->WriteBatch(*batch);
+        written(cursor.End(), /*partial=*/false);
+    }
+    if (ingested > 0) {
+        LogDebug(logging::Category::COINDB, "{} of {} batches went into table files; {} table files ingested so far; the commit took {}ms",
+                 ingested, batches, m_db->IngestedFiles(), std::chrono::duration_cast<std::chrono::milliseconds>(committing).count());
+    }
+    LogDebug(logging::Category::COINDB, "The walk waited {}ms for batches written beside it", std::chrono::duration_cast<std::chrono::milliseconds>(waited).count());
     const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    m_last_flush = {batches, changed, visited, took_ms, peak_rss, overlapped};
+    m_last_flush = {batches, changed, visited, took_ms, peak_rss, overlapped, ingested};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
     // Written by default and without a category prefix, exactly as the
     // published batch-size measurements print it, so that their plotting

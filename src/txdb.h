@@ -31,6 +31,11 @@ struct CoinsViewOptions {
     // What a simulated crash does. Unset: log and end the process at once
     // without any clean-up, as a real crash would. Tests throw instead.
     std::function<void()> on_simulated_crash{};
+    // Bulk loads only: batches in rising key order go into table files the
+    // database takes as they are once the run of them ends
+    // (CDBWrapper::IngestBatch), not through LevelDB's log and memtable.
+    // Off, every batch is written through LevelDB, as Core writes it.
+    bool ingest_tables{true};
 };
 
 // What the last BatchWrite did, for getcoinscacheinfo and benchmarks.
@@ -46,6 +51,8 @@ struct CoinsFlushStats {
     // Batches LevelDB wrote on a thread of their own while the walk went
     // on: the partial batches in key order (see BatchWrite).
     size_t overlapped{0};
+    // Batches written into table files and handed to LevelDB whole.
+    size_t ingested{0};
 };
 
 // The UTXO set on disk (chainstate/), in Bitcoin Core's format: see the top

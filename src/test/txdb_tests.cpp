@@ -84,6 +84,21 @@ std::unique_ptr<FlaggedMap> DirtyMap(const std::map<COutPoint, Coin>& coins)
 
 DBParams OnDisk(const std::filesystem::path& path) { return DBParams{.path = path, .cache_bytes = 1 << 20}; }
 
+// Every batch through LevelDB's write path, bulk loads' too.
+CoinsViewOptions ThroughLog(CoinsViewOptions options)
+{
+    options.ingest_tables = false;
+    return options;
+}
+
+// Table files a run left unregistered in the database's directory.
+size_t LeftoverRunFiles(const std::filesystem::path& path)
+{
+    return std::ranges::count_if(std::filesystem::directory_iterator{path}, [](const auto& entry) {
+        return entry.path().filename().string().starts_with("ingest-");
+    });
+}
+
 CoinsViewOptions CrashingOptions(size_t batch_bytes)
 {
     return CoinsViewOptions{.batch_write_bytes = batch_bytes,
@@ -400,7 +415,9 @@ BOOST_AUTO_TEST_CASE(simulated_crash_then_recovery)
 // A bulk load trades the markers for disjoint LevelDB tables: between two
 // batches of its flushes there is no 'H', and 'B' is the load's target from
 // the first batch of its first flush on, however many flushes follow.
-// Switched off, the same database is written with the markers again.
+// Switched off, the same database is written with the markers again. (Its
+// batches go through LevelDB's log here; bulk_load_ingests_runs has the
+// batches that go into table files.)
 BOOST_AUTO_TEST_CASE(bulk_load_writes_no_markers)
 {
     struct Case {
@@ -434,7 +451,7 @@ BOOST_AUTO_TEST_CASE(bulk_load_writes_no_markers)
             }
 
             for (const auto* coins : {&first, &second}) {
-                CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+                CCoinsViewDB db{OnDisk(path), ThroughLog(CrashingOptions(200))};
                 db.SetBulkLoad(true);
                 // Stopped after the first batch, as a crash would.
                 BOOST_CHECK_THROW(WriteCoins(db, *coins, target), SimulatedCrash);
@@ -445,7 +462,7 @@ BOOST_AUTO_TEST_CASE(bulk_load_writes_no_markers)
                 BOOST_CHECK_LT(CountPresent(db, *coins), coins->size());
             }
             {
-                CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
+                CCoinsViewDB db{OnDisk(path), ThroughLog(CoinsViewOptions{.batch_write_bytes = 200})};
                 db.SetBulkLoad(true);
                 WriteCoins(db, first, target);
                 WriteCoins(db, second, target);
@@ -751,6 +768,93 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
 // lose what it did not store: the cache still answers every coin as before
 // the write, the database refuses any further write, and reopened it shows
 // the unfinished flush ('H' = [new, old]) that start-up rolls forward.
+// A bulk flush in key order goes into table files the database takes as a
+// whole at the end: a crash before leaves the database as it was, and no
+// file behind. A flush whose keys fall among those already stored is
+// written through LevelDB's log instead, and later ordinary writes (a
+// spend) override what was ingested, before and after a reopen and a full
+// compaction.
+BOOST_AUTO_TEST_CASE(bulk_load_ingests_runs)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const uint256 target = Hash(0xd1, 0x01);
+    const auto first = MakeCoins(60, 0xd2);
+    // Among the first's keys: their txids share the first byte's values.
+    const auto among = MakeCoins(60, 0xd3);
+    // Above every key of both.
+    std::map<COutPoint, Coin> above_keys;
+    for (uint32_t i = 0; i < 40; ++i) above_keys.emplace(COutPoint{Hash(0xff, static_cast<unsigned char>(i), 0xff), i % 2}, MakeCoin(i));
+    const auto& above = above_keys;
+
+    {
+        CCoinsViewDB db{OnDisk(path), CrashingOptions(200)};
+        db.SetBulkLoad(true);
+        BOOST_CHECK_THROW(WriteCoins(db, first, target), SimulatedCrash);
+        BOOST_CHECK(db.GetBestBlock().IsNull());
+        BOOST_CHECK_EQUAL(CountPresent(db, first), 0U);
+        BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), 0U);
+    }
+    BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 200}};
+        db.SetBulkLoad(true);
+        WriteCoins(db, first, target);
+        BOOST_CHECK_GT(db.LastFlushStats().batches, 1U);
+        BOOST_CHECK_EQUAL(db.LastFlushStats().ingested, db.LastFlushStats().batches);
+        const size_t files = db.GetDB().IngestedFiles();
+        BOOST_CHECK_GT(files, 0U);
+        BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+        CheckAllPresent(db, first);
+
+        WriteCoins(db, among, target);
+        BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), files);
+        CheckAllPresent(db, first);
+        CheckAllPresent(db, among);
+
+        WriteCoins(db, above, target);
+        BOOST_CHECK_GT(db.GetDB().IngestedFiles(), files);
+        CheckAllPresent(db, above);
+    }
+    BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+
+    // Spend every other coin of the ingested sets, as a block would.
+    std::map<COutPoint, Coin> spent;
+    for (const auto* coins : {&first, &above}) {
+        bool spend = false;
+        for (const auto& [outpoint, coin] : *coins) {
+            if ((spend = !spend)) spent.emplace(outpoint, Coin{});
+        }
+    }
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+        auto batch = std::make_unique<FlaggedMap>();
+        for (const auto& [outpoint, coin] : spent) batch->Add(outpoint, Coin{}, CCoinsCacheEntry::DIRTY);
+        batch->WriteTo(db, Hash(0xd4, 0x02));
+    }
+    for (const bool compacted : {false, true}) {
+        BOOST_TEST_CONTEXT("compacted " << compacted)
+        {
+            CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+            if (compacted) db.CompactFull();
+            BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), Hash(0xd4, 0x02).GetHex());
+            for (const auto* coins : {&first, &among, &above}) {
+                for (const auto& [outpoint, coin] : *coins) {
+                    const auto stored = db.GetCoin(outpoint);
+                    if (spent.contains(outpoint)) {
+                        BOOST_CHECK_MESSAGE(!stored, "spent coin " << outpoint.ToString() << " still there");
+                    } else {
+                        BOOST_CHECK_MESSAGE(stored && SameCoin(*stored, coin), "coin " << outpoint.ToString() << " missing or different");
+                    }
+                }
+            }
+            size_t walked = 0;
+            for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+            BOOST_CHECK_EQUAL(walked, first.size() + among.size() + above.size() - spent.size());
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
 {
     struct Case {

@@ -57,8 +57,9 @@ SYNC_FREE = 512 * 1024
 SYNC_BATCH = 65536
 FILLER = "filler"
 
-# LevelDB names the file it could not write: a log, a table or the manifest.
-LEVELDB_FILE_RE = r"(?:\d{6}\.log|\d{6}\.ldb|MANIFEST-\d{6})"
+# LevelDB names the file it could not write: a log, a table or the manifest;
+# a snapshot load's flush writes its own table files first (ingest-N.ldb).
+LEVELDB_FILE_RE = r"(?:\d{6}\.log|\d{6}\.ldb|MANIFEST-\d{6}|ingest-\d+\.ldb)"
 FAILURE_RE = (r"\[error\] A write to the chainstate in {dir} failed: Fatal LevelDB error in {name}: IO error: "
               r"{dir}/{file}: No space left on device\. coinsdb writes nothing more and shuts down\. "
               r"The chainstate on disk is as a crash at this moment would leave it: free disk space \(or fix the I/O "
