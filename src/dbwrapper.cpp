@@ -530,7 +530,10 @@ CDBWrapper::CDBWrapper(const DBParams& params)
     if (!params.memory_only) {
         // Outermost: the environments below, as the disk, take the large
         // writes, so a full disk fails one of them as it would for real.
-        impl.table_env = NewTableBufferingEnv(options.env);
+        // Table files it builds itself bypass the page cache only when
+        // nothing stands between LevelDB and the disk.
+        const bool direct_ingest = !params.options.storage && !params.options.fail_writes_after_bytes;
+        impl.table_env = NewTableBufferingEnv(options.env, direct_ingest);
         options.env = impl.table_env.get();
     }
 

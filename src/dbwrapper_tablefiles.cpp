@@ -2,8 +2,13 @@
 
 #include <leveldb/env.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 
 namespace {
 
@@ -60,22 +65,148 @@ private:
     std::string m_buffer;
 };
 
+bool IsIngestFile(std::string_view name)
+{
+    const size_t slash = name.rfind('/');
+    return name.substr(slash == std::string_view::npos ? 0 : slash + 1).starts_with("ingest-") && name.ends_with(".ldb");
+}
+
+// O_DIRECT wants the buffer, the offset and the size of each write aligned
+// to the device's logical block; 4 KiB covers every block size in use.
+constexpr size_t DIRECT_ALIGN = 4096;
+constexpr size_t DIRECT_WRITE_BYTES = size_t{4} << 20;
+
+leveldb::Status PosixError(const std::string& name, int error)
+{
+    return leveldb::Status::IOError(name, std::strerror(error));
+}
+
+// Writes whole DIRECT_WRITE_BYTES chunks from an aligned buffer with
+// O_DIRECT; the tail, at Sync or Close, through the page cache, after
+// which the file takes plain writes. A direct write returns once the disk
+// has the data: the builder of the file waits for it, while the other
+// builder and the flush's walk go on. (Writing each 1 MiB chunk on a
+// thread of its own while the next one filled measured slower: 17.0 s
+// against 13.1 s and 15.2 s for a 60M flush, alternating.)
+class DirectTableFile final : public leveldb::WritableFile
+{
+public:
+    static leveldb::WritableFile* Open(const std::string& name)
+    {
+        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
+        if (fd < 0) return nullptr;
+        void* buffer = nullptr;
+        if (::posix_memalign(&buffer, DIRECT_ALIGN, DIRECT_WRITE_BYTES) != 0) {
+            ::close(fd);
+            ::unlink(name.c_str());
+            return nullptr;
+        }
+        return new DirectTableFile{name, fd, static_cast<char*>(buffer)};
+    }
+
+    ~DirectTableFile() override
+    {
+        if (m_fd >= 0) ::close(m_fd);
+        std::free(m_buffer);
+    }
+
+    leveldb::Status Append(const leveldb::Slice& data) override
+    {
+        const char* p = data.data();
+        size_t left = data.size();
+        while (left > 0) {
+            const size_t n = std::min(left, DIRECT_WRITE_BYTES - m_used);
+            std::memcpy(m_buffer + m_used, p, n);
+            m_used += n;
+            p += n;
+            left -= n;
+            if (m_used == DIRECT_WRITE_BYTES) {
+                if (auto status = WriteBuffer(); !status.ok()) return status;
+            }
+        }
+        return leveldb::Status::OK();
+    }
+
+    leveldb::Status Flush() override { return leveldb::Status::OK(); }
+
+    leveldb::Status Sync() override
+    {
+        if (auto status = WriteTail(); !status.ok()) return status;
+        if (::fdatasync(m_fd) != 0) return PosixError(m_name, errno);
+        return leveldb::Status::OK();
+    }
+
+    leveldb::Status Close() override
+    {
+        leveldb::Status status = WriteTail();
+        if (::close(m_fd) != 0 && status.ok()) status = PosixError(m_name, errno);
+        m_fd = -1;
+        return status;
+    }
+
+private:
+    DirectTableFile(std::string name, int fd, char* buffer) : m_name{std::move(name)}, m_fd{fd}, m_buffer{buffer} {}
+
+    leveldb::Status WriteBuffer()
+    {
+        size_t done = 0;
+        while (done < m_used) {
+            const ssize_t n = ::write(m_fd, m_buffer + done, m_used - done);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return PosixError(m_name, errno);
+            }
+            done += static_cast<size_t>(n);
+        }
+        m_used = 0;
+        return leveldb::Status::OK();
+    }
+
+    // What is left goes through the page cache: its size is not aligned.
+    leveldb::Status WriteTail()
+    {
+        if (m_direct) {
+            const int flags = ::fcntl(m_fd, F_GETFL);
+            if (flags < 0 || ::fcntl(m_fd, F_SETFL, flags & ~O_DIRECT) != 0) return PosixError(m_name, errno);
+            m_direct = false;
+        }
+        return WriteBuffer();
+    }
+
+    std::string m_name;
+    int m_fd;
+    char* m_buffer;
+    size_t m_used{0};
+    bool m_direct{true};
+};
+
 class TableBufferingEnv final : public leveldb::EnvWrapper
 {
 public:
-    explicit TableBufferingEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
+    TableBufferingEnv(leveldb::Env* base, bool direct_ingest) : leveldb::EnvWrapper{base}, m_direct_ingest{direct_ingest} {}
 
     leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
     {
+        // A file system without O_DIRECT (tmpfs on older kernels) gets
+        // the buffered file.
+        if (m_direct_ingest && IsIngestFile(name)) {
+            if (leveldb::WritableFile* direct = DirectTableFile::Open(name)) {
+                *result = direct;
+                return leveldb::Status::OK();
+            }
+        }
         auto status = target()->NewWritableFile(name, result);
         if (status.ok() && IsTableFile(name)) *result = new BufferedTableFile{*result};
         return status;
     }
+
+private:
+    const bool m_direct_ingest;
 };
 
 } // namespace
 
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base)
+std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest)
 {
-    return std::make_unique<TableBufferingEnv>(base);
+    return std::make_unique<TableBufferingEnv>(base, direct_ingest);
 }

@@ -25,6 +25,15 @@ constexpr size_t TABLE_WRITE_BYTES = size_t{1} << 20;
 // The write-ahead log and the MANIFEST are left alone: LevelDB counts on a
 // log record reaching the kernel before Write returns, so that a crash of
 // the process alone loses nothing that was written.
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base);
+//
+// With `direct_ingest` (set only when `base` is the file system itself), the
+// table files coinsdb builds for a bulk ingestion ("ingest-N.ldb",
+// dbwrapper_ingest.h) are written with O_DIRECT where the file system
+// allows it: they are read back by LevelDB only after their flush, and
+// copying 4 GiB of them into the page cache was a third of a 60M-coin
+// flush's CPU on this project's machines (doc/benchmarks.md, round 13).
+// Their last partial 4 KiB block goes through the page cache; the file is
+// synced before any MANIFEST names it, as every table is.
+std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false);
 
 #endif // COINSDB_DBWRAPPER_TABLEFILES_H
