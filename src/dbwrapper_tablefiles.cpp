@@ -82,8 +82,9 @@ leveldb::Status PosixError(const std::string& name, int error)
 }
 
 // Writes whole DIRECT_WRITE_BYTES chunks from an aligned buffer with
-// O_DIRECT; the tail, at Sync or Close, through the page cache, after
-// which the file takes plain writes. A direct write returns once the disk
+// O_DIRECT; at Sync or Close, the rest's whole 4 KiB blocks the same way
+// and its last partial block through the page cache, after which the
+// file takes plain writes. A direct write returns once the disk
 // has the data: the builder of the file waits for it, while the other
 // builder and the flush's walk go on. (Writing each 1 MiB chunk on a
 // thread of its own while the next one filled measured slower: 17.0 s
@@ -162,14 +163,20 @@ private:
         return leveldb::Status::OK();
     }
 
-    // What is left goes through the page cache: its size is not aligned.
+    // What is left: its whole 4 KiB blocks directly too, the last partial
+    // block through the page cache.
     leveldb::Status WriteTail()
     {
-        if (m_direct) {
-            const int flags = ::fcntl(m_fd, F_GETFL);
-            if (flags < 0 || ::fcntl(m_fd, F_SETFL, flags & ~O_DIRECT) != 0) return PosixError(m_name, errno);
-            m_direct = false;
-        }
+        if (!m_direct) return WriteBuffer();
+        const size_t partial = m_used % DIRECT_ALIGN;
+        const size_t whole = m_used - partial;
+        m_used = whole;
+        if (auto status = WriteBuffer(); !status.ok()) return status;
+        std::memmove(m_buffer, m_buffer + whole, partial);
+        m_used = partial;
+        const int flags = ::fcntl(m_fd, F_GETFL);
+        if (flags < 0 || ::fcntl(m_fd, F_SETFL, flags & ~O_DIRECT) != 0) return PosixError(m_name, errno);
+        m_direct = false;
         return WriteBuffer();
     }
 
