@@ -235,6 +235,14 @@ struct CDBWrapper::Impl {
     // Iterators still open: the database cannot be closed under them.
     std::atomic<int> open_iterators{0};
 
+    // The open database. It is closed only inside CommitIngest, and stays
+    // closed if LevelDB then fails to reopen it: every use then throws.
+    leveldb::DB& Db(const std::string& name) const
+    {
+        if (!db) throw dbwrapper_error("LevelDB database " + name + " is closed: it failed to reopen after a commit");
+        return *db;
+    }
+
     leveldb::Status Open()
     {
         leveldb::DB* raw_db = nullptr;
@@ -580,7 +588,7 @@ CDBWrapper::~CDBWrapper()
 std::optional<std::string> CDBWrapper::ReadImpl(std::span<const std::byte> key) const
 {
     std::string value;
-    const leveldb::Status status = m_impl->db->Get(m_impl->read_options, ToSlice(key), &value);
+    const leveldb::Status status = m_impl->Db(m_name).Get(m_impl->read_options, ToSlice(key), &value);
     if (status.IsNotFound()) return std::nullopt;
     ThrowOnError(status, m_name);
     return value;
@@ -591,7 +599,7 @@ bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadI
 void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 {
     if (m_write_failure) throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
-    const leveldb::Status status = m_impl->db->Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Build());
+    const leveldb::Status status = m_impl->Db(m_name).Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Build());
     if (!status.ok()) m_write_failure = status.ToString();
     ThrowOnError(status, m_name);
 }
@@ -675,7 +683,7 @@ bool CDBWrapper::CommitIngest()
     // the MANIFEST names every key the database has. An empty range is
     // compacted at no level.
     const leveldb::Slice nothing{};
-    impl.db->CompactRange(&nothing, &nothing);
+    impl.Db(m_name).CompactRange(&nothing, &nothing);
     impl.WaitForCompactions();
     dbwrapper_ingest::InstallResult result{dbwrapper_ingest::InstallResult::REFUSED};
     leveldb::Status status;
@@ -716,11 +724,11 @@ void CDBWrapper::WriteRunThroughLog()
             chunk.Delete(leveldb::Slice{key.data(), key.size()});
         }
         if (chunk.ApproximateSize() < impl.options.write_buffer_size) return;
-        written = impl.db->Write(impl.write_options, &chunk);
+        written = impl.Db(m_name).Write(impl.write_options, &chunk);
         chunk.Clear();
     });
     if (written.ok()) written = read;
-    if (written.ok()) written = impl.db->Write(impl.write_options, &chunk);
+    if (written.ok()) written = impl.Db(m_name).Write(impl.write_options, &chunk);
     if (!written.ok()) FailIngest(written);
     impl.run.reset();
 }
@@ -732,7 +740,7 @@ size_t CDBWrapper::IngestedFiles() const { return m_impl->ingested_files; }
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
 {
     auto impl = std::make_unique<CDBIterator::Impl>();
-    impl->it.reset(m_impl->db->NewIterator(m_impl->iterate_options));
+    impl->it.reset(m_impl->Db(m_name).NewIterator(m_impl->iterate_options));
     impl->open_count = &m_impl->open_iterators;
     ++m_impl->open_iterators;
     return std::unique_ptr<CDBIterator>{new CDBIterator{std::move(impl), m_obfuscation}};
@@ -749,28 +757,28 @@ size_t CDBWrapper::EstimateSizeImpl(std::span<const std::byte> begin, std::span<
 {
     const leveldb::Range range{ToSlice(begin), ToSlice(end)};
     uint64_t size = 0;
-    m_impl->db->GetApproximateSizes(&range, 1, &size);
+    m_impl->Db(m_name).GetApproximateSizes(&range, 1, &size);
     return size;
 }
 
 size_t CDBWrapper::DynamicMemoryUsage() const
 {
     std::string value;
-    if (!m_impl->db->GetProperty("leveldb.approximate-memory-usage", &value)) return 0;
+    if (!m_impl->db || !m_impl->db->GetProperty("leveldb.approximate-memory-usage", &value)) return 0;
     return std::stoull(value);
 }
 
 std::optional<std::string> CDBWrapper::GetProperty(const std::string& name) const
 {
     std::string value;
-    if (!m_impl->db->GetProperty(name, &value)) return std::nullopt;
+    if (!m_impl->db || !m_impl->db->GetProperty(name, &value)) return std::nullopt;
     return value;
 }
 
 void CDBWrapper::CompactFull()
 {
     // Null bounds: from before the first key to past the last.
-    m_impl->db->CompactRange(nullptr, nullptr);
+    m_impl->Db(m_name).CompactRange(nullptr, nullptr);
 }
 
 std::shared_future<void> CDBWrapper::CompactFullAsync()

@@ -20,6 +20,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace dbwrapper_ingest;
@@ -375,6 +376,64 @@ BOOST_AUTO_TEST_CASE(full_disk_discards_the_run)
     }
     CDBWrapper db{OnDisk(path)};
     CheckModel(db, model);
+}
+
+// A disk that fills at any point of a run's build or commit: reopened, the
+// database holds the run whole or not at all, beside everything it held
+// before; the wrapper that failed answers or throws dbwrapper_error on
+// every later use, even when LevelDB could not reopen it.
+BOOST_AUTO_TEST_CASE(commit_fails_anywhere_all_or_nothing)
+{
+    constexpr uint32_t RUN_KEYS = 200;
+    size_t committed = 0;
+    size_t failed = 0;
+    size_t closed = 0;
+    for (size_t budget = 0; budget <= 12000; budget += 97) {
+        BOOST_TEST_CONTEXT("budget " << budget)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "db";
+            Model before;
+            {
+                CDBWrapper db{OnDisk(path)};
+                CDBBatch batch{db};
+                FillBatch(batch, before, 1, 100, 1, 1);
+                db.WriteBatch(batch, /*sync=*/true);
+            }
+            Model with_run = before;
+            {
+                CDBWrapper db{OnDisk(path, budget)};
+                CDBBatch batch{db};
+                FillBatch(batch, with_run, 1000, RUN_KEYS, 1, 2);
+                try {
+                    db.IngestBatch(batch);
+                    BOOST_CHECK(db.CommitIngest());
+                    ++committed;
+                } catch (const dbwrapper_error&) {
+                    ++failed;
+                    BOOST_CHECK(db.WriteFailure());
+                }
+                try {
+                    uint64_t value = 0;
+                    db.Read(NumberKey{1}, value);
+                    db.NewIterator()->SeekToFirst();
+                } catch (const dbwrapper_error& e) {
+                    closed += std::string_view{e.what()}.find("is closed") != std::string_view::npos;
+                }
+            }
+            CDBWrapper db{OnDisk(path)};
+            size_t run_keys = 0;
+            for (uint32_t key = 1000; key < 1000 + RUN_KEYS; ++key) run_keys += db.Exists(NumberKey{key});
+            BOOST_CHECK(run_keys == 0 || run_keys == RUN_KEYS);
+            CheckModel(db, run_keys == 0 ? before : with_run);
+            BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+        }
+    }
+    // The budgets span both outcomes, and the few hundred bytes where the
+    // run is in but LevelDB cannot write its own MANIFEST to reopen.
+    BOOST_CHECK_GT(committed, 0U);
+    BOOST_CHECK_GT(failed, 0U);
+    BOOST_CHECK_GT(closed, 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
