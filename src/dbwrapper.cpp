@@ -432,8 +432,6 @@ struct CDBBatch::Impl {
         batch.reset();
         ascending = true;
     }
-
-    bool Empty() const { return batch ? batch->ApproximateSize() <= LEVELDB_HEADER : offsets.empty(); }
 };
 
 struct CDBIterator::Impl {

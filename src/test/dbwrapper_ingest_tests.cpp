@@ -76,6 +76,17 @@ void CheckModel(const CDBWrapper& db, const Model& model)
     BOOST_CHECK_EQUAL(walked, live);
 }
 
+// A database at `path` holding keys 1-100, synced; returns its model.
+Model WriteFirstDatabase(const std::filesystem::path& path)
+{
+    Model model;
+    CDBWrapper db{OnDisk(path)};
+    CDBBatch batch{db};
+    FillBatch(batch, model, 1, 100, 1, 1);
+    db.WriteBatch(batch, /*sync=*/true);
+    return model;
+}
+
 size_t LeftoverRunFiles(const std::filesystem::path& path)
 {
     size_t count = 0;
@@ -347,13 +358,7 @@ BOOST_AUTO_TEST_CASE(full_disk_discards_the_run)
 {
     TempDirFixture tmp;
     const auto path = tmp.m_path / "db";
-    Model model;
-    {
-        CDBWrapper db{OnDisk(path)};
-        CDBBatch batch{db};
-        FillBatch(batch, model, 1, 100, 1, 1);
-        db.WriteBatch(batch, /*sync=*/true);
-    }
+    const Model model = WriteFirstDatabase(path);
     {
         CDBWrapper db{OnDisk(path, /*fail_after=*/64 << 10)};
         CDBBatch batch{db};
@@ -393,13 +398,7 @@ BOOST_AUTO_TEST_CASE(commit_fails_anywhere_all_or_nothing)
         {
             TempDirFixture tmp;
             const auto path = tmp.m_path / "db";
-            Model before;
-            {
-                CDBWrapper db{OnDisk(path)};
-                CDBBatch batch{db};
-                FillBatch(batch, before, 1, 100, 1, 1);
-                db.WriteBatch(batch, /*sync=*/true);
-            }
+            const Model before = WriteFirstDatabase(path);
             Model with_run = before;
             {
                 CDBWrapper db{OnDisk(path, budget)};
