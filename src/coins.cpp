@@ -75,6 +75,14 @@ CoinsCachePair* CoinsViewCacheCursor::NextAndMaybeErase(CoinsCachePair& current)
 
 void CoinsViewCacheCursor::ReleaseUntil(const CoinsCachePair* stop)
 {
+    // A flush handing over all that is left: the map goes next, whole, so
+    // the entries are not unlinked and cleaned one at a time. That was a
+    // second walk over a big cache, after its write had finished.
+    if (m_will_erase && stop == End()) {
+        m_list.Forget();
+        m_dirty_count = 0;
+        return;
+    }
     while (Begin() != stop) {
         assert(Begin() != End());
         Release(*Begin());
@@ -293,7 +301,17 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
 void CCoinsViewCache::Flush()
 {
     CoinsViewCacheCursor cursor{m_dirty_count, m_flagged, m_cache_coins, /*will_erase=*/true, &m_cached_coins_usage};
-    m_base->BatchWrite(cursor, GetBestBlock());
+    try {
+        m_base->BatchWrite(cursor, GetBestBlock());
+    } catch (...) {
+        // Released all the same: the parent holds every entry, whose flags
+        // the release left as they were. The map must go now.
+        if (m_flagged.Empty()) {
+            m_cache_coins.clear();
+            m_cached_coins_usage = 0;
+        }
+        throw;
+    }
     Assume(m_dirty_count == 0 && m_flagged.Empty());
     // The parent holds everything and only clean entries are left. The
     // map keeps its chunks and bucket array, so refilling the cache neither

@@ -361,7 +361,9 @@ public:
     CoinsCachePair* NextAndMaybeErase(CoinsCachePair& current);
     // Releases every entry from Begin() up to, not including, `stop`:
     // the parent now holds all of them. `stop` is End() or an entry after
-    // Begin() on the list.
+    // Begin() on the list. With will_erase, releasing up to End() only
+    // empties the list: the caller must then drop the whole map, whether
+    // the write returns or throws (CCoinsViewCache::Flush).
     void ReleaseUntil(const CoinsCachePair* stop);
 
     // Whether the cache drops `current` once the parent holds it.

@@ -1945,6 +1945,83 @@ BOOST_AUTO_TEST_CASE(cursor_counts_down_dirty_count)
     }
 }
 
+// A parent that stores every entry it is handed, releases them all at once
+// (ReleaseUntil(End()), as a database's final batch does) and then, when
+// told to, throws: a failure after the write, such as its log line.
+class ReleaseAllView final : public CoinsViewEmpty
+{
+public:
+    std::map<COutPoint, Coin> m_coins;
+    bool m_throw_after{false};
+
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+    {
+        if (auto it = m_coins.find(outpoint); it != m_coins.end()) return it->second;
+        return std::nullopt;
+    }
+
+    void BatchWrite(CoinsViewCacheCursor& cursor, const uint256&) override
+    {
+        for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.Next(*it)) {
+            if (!it->second.IsDirty()) continue;
+            if (it->second.coin.IsSpent()) {
+                m_coins.erase(it->first);
+            } else {
+                m_coins.insert_or_assign(it->first, it->second.coin);
+            }
+        }
+        cursor.ReleaseUntil(cursor.End());
+        if (m_throw_after) throw std::runtime_error{"after the write"};
+    }
+};
+
+// Releasing everything up to End() in a flush only empties the list: the
+// map goes next, whole. A sync's release still cleans each entry. A flush
+// that throws once everything is released drops the map all the same, so
+// no entry is left carrying flags the parent has already acted on: a FRESH
+// coin spent afterwards must reach the parent as a spend.
+BOOST_AUTO_TEST_CASE(release_all_then_the_map_goes)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x81), n}; };
+    for (const bool throws : {false, true}) {
+        BOOST_TEST_CONTEXT("throws after the write " << throws)
+        {
+            ReleaseAllView base;
+            base.m_throw_after = throws;
+            CCoinsViewCache cache{&base, /*deterministic=*/true};
+            for (uint32_t n = 0; n < 4; ++n) cache.AddCoin(outpoint(n), CoinOf(Val::V1), /*possible_overwrite=*/false);
+            BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 4U);
+            if (throws) {
+                BOOST_CHECK_THROW(cache.Flush(), std::runtime_error);
+            } else {
+                cache.Flush();
+            }
+            BOOST_CHECK_EQUAL(base.m_coins.size(), 4U);
+            BOOST_CHECK_EQUAL(cache.GetCacheSize(), 0U);
+            BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+            BOOST_CHECK_EQUAL(cache.DynamicMemoryUsage(), cache.RecomputeDynamicMemoryUsage());
+            cache.SanityCheck();
+            // Read back from the parent, clean; a spend now reaches it.
+            BOOST_CHECK(cache.SpendCoin(outpoint(0)));
+            base.m_throw_after = false;
+            cache.Flush();
+            BOOST_CHECK(!base.m_coins.contains(outpoint(0)));
+            BOOST_CHECK_EQUAL(base.m_coins.size(), 3U);
+        }
+    }
+    // A sync keeps its entries, cleaned one by one.
+    ReleaseAllView base;
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    for (uint32_t n = 0; n < 4; ++n) cache.AddCoin(outpoint(n), CoinOf(Val::V1), /*possible_overwrite=*/false);
+    cache.Sync();
+    BOOST_CHECK_EQUAL(cache.GetCacheSize(), 4U);
+    BOOST_CHECK_EQUAL(cache.GetDirtyCount(), 0U);
+    cache.SanityCheck();
+    BOOST_CHECK(cache.SpendCoin(outpoint(1)));
+    cache.Sync();
+    BOOST_CHECK(!base.m_coins.contains(outpoint(1)));
+}
+
 // A cursor built with Core's four arguments keeps no byte count: the
 // caller's usage is not its business.
 BOOST_AUTO_TEST_CASE(cursor_without_usage)
