@@ -1,7 +1,6 @@
 #include <dbwrapper_tablewriter.h>
 
 #include <dbwrapper_ingest.h>
-#include <dbwrapper_tablefiles.h>
 
 #include <leveldb/comparator.h>
 #include <leveldb/env.h>
@@ -163,7 +162,6 @@ TableFileWriter::TableFileWriter(leveldb::WritableFile* file, const leveldb::Fil
       m_index{std::make_unique<Block>(1)}, m_status{std::make_unique<leveldb::Status>()}
 {
     m_data->buffer.reserve(2 * BLOCK_BYTES);
-    m_out.reserve(2 * TABLE_WRITE_BYTES);
 }
 
 TableFileWriter::~TableFileWriter() = default;
@@ -206,12 +204,11 @@ TableFileWriter::Handle TableFileWriter::WriteBlock(Block& block)
 TableFileWriter::Handle TableFileWriter::WriteRaw(std::string_view contents)
 {
     const Handle handle{m_offset, contents.size()};
-    m_out.append(contents);
     const uint32_t crc = Crc32cExtend(Crc32c(contents), std::string_view{&NOT_COMPRESSED, 1});
-    m_out.push_back(NOT_COMPRESSED);
-    PutFixed(m_out, MaskCrc(crc), sizeof(uint32_t));
-    m_offset += contents.size() + 1 + sizeof(uint32_t);
-    WriteOut(/*all=*/false);
+    std::string trailer{NOT_COMPRESSED};
+    PutFixed(trailer, MaskCrc(crc), sizeof(uint32_t));
+    Append(contents);
+    Append(trailer);
     return handle;
 }
 
@@ -236,12 +233,12 @@ void TableFileWriter::GenerateFilter()
     m_filter_starts.clear();
 }
 
-void TableFileWriter::WriteOut(bool all)
+void TableFileWriter::Append(std::string_view bytes)
 {
-    // Whole chunks pass the table environment's buffer without a copy.
-    if (m_out.empty() || (!all && m_out.size() < TABLE_WRITE_BYTES) || !m_status->ok()) return;
-    *m_status = m_file->Append(ToSlice(m_out));
-    m_out.clear();
+    // Block by block: the table environment's files collect the bytes into
+    // big writes themselves, and a copy here would be one more of each.
+    if (m_status->ok()) *m_status = m_file->Append(ToSlice(bytes));
+    m_offset += bytes.size();
 }
 
 leveldb::Status TableFileWriter::Finish()
@@ -277,9 +274,7 @@ leveldb::Status TableFileWriter::Finish()
     }
     footer.resize(FOOTER_HANDLES_BYTES);
     PutFixed(footer, TABLE_MAGIC, sizeof(uint64_t));
-    m_out.append(footer);
-    m_offset += footer.size();
-    WriteOut(/*all=*/true);
+    Append(footer);
     return *m_status;
 }
 

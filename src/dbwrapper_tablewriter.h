@@ -78,7 +78,7 @@ private:
     Handle WriteRaw(std::string_view contents);
     void StartFilters(uint64_t block_offset);
     void GenerateFilter();
-    void WriteOut(bool all);
+    void Append(std::string_view bytes);
 
     leveldb::WritableFile* m_file;
     const leveldb::FilterPolicy* m_filter;
@@ -92,8 +92,7 @@ private:
     std::vector<size_t> m_filter_starts;
     std::string m_filters;
     std::vector<uint32_t> m_filter_offsets;
-    // Bytes not yet handed to the file; the file's size so far.
-    std::string m_out;
+    // The file's size so far.
     uint64_t m_offset{0};
     std::unique_ptr<leveldb::Status> m_status;
 };
