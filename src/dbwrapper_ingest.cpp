@@ -249,11 +249,8 @@ leveldb::Status SyncClosedFile(leveldb::Env* env, const std::string& name)
 
 void PutVarint(std::string& out, uint64_t n)
 {
-    while (n >= 0x80) {
-        out.push_back(static_cast<char>(n | 0x80));
-        n >>= 7;
-    }
-    out.push_back(static_cast<char>(n));
+    std::array<char, MAX_VARINT64_BYTES> bytes;
+    out.append(bytes.data(), EncodeVarint(bytes.data(), n) - bytes.data());
 }
 
 void PutFixed(std::string& out, uint64_t n, size_t bytes)

@@ -68,6 +68,24 @@ uint32_t Crc32cExtend(uint32_t crc, std::string_view data);
 uint32_t MaskCrc(uint32_t crc);
 
 // LevelDB's integer encodings: varints, and fixed widths little-endian.
+// A varint holds 7 bits a byte, the lowest first, the high bit set on
+// every byte but the last; a length (varint32) takes 5 bytes at most.
+constexpr size_t MAX_VARINT32_BYTES = 5;
+constexpr size_t MAX_VARINT64_BYTES = 10;
+inline size_t VarintSize(uint64_t n)
+{
+    size_t bytes = 1;
+    for (; n >= 0x80; n >>= 7) ++bytes;
+    return bytes;
+}
+// Writes `n` at `p`, returns the byte after it. Inline: the batch stager
+// and the table writer call it for every record of a flush.
+inline char* EncodeVarint(char* p, uint64_t n)
+{
+    for (; n >= 0x80; n >>= 7) *p++ = static_cast<char>(n | 0x80);
+    *p++ = static_cast<char>(n);
+    return p;
+}
 void PutVarint(std::string& out, uint64_t n);
 void PutFixed(std::string& out, uint64_t n, size_t bytes);
 uint64_t GetFixed64(std::string_view in);
