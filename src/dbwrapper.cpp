@@ -1,9 +1,9 @@
 #include <dbwrapper.h>
 
 #include <crypto/random.h>
-#include <dbwrapper_ingest.h>
-#include <dbwrapper_storage.h>
-#include <dbwrapper_tablefiles.h>
+#include <dbwrapper/ingest.h>
+#include <dbwrapper/storage_env.h>
+#include <dbwrapper/env.h>
 #include <util/log.h>
 #include <util/xor.h>
 

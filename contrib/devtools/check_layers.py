@@ -16,9 +16,9 @@ FILE_LAYERS = {
     "streams.h": "primitives", "hash.h": "primitives", "memusage.h": "primitives", "prevector.h": "primitives",
     "coins.h": "coins", "coins.cpp": "coins", "compressor.h": "coins", "compressor.cpp": "coins",
     "dbwrapper.h": "txdb", "dbwrapper.cpp": "txdb",
-    "dbwrapper_storage.h": "txdb", "dbwrapper_storage.cpp": "txdb", "dbwrapper_tablefiles.h": "txdb", "dbwrapper_tablefiles.cpp": "txdb", "dbwrapper_ingest.h": "txdb", "dbwrapper_ingest.cpp": "txdb", "dbwrapper_tablewriter.h": "txdb", "dbwrapper_tablewriter.cpp": "txdb", "storage_profile.h": "txdb", "storage_profile.cpp": "txdb", "txdb.h": "txdb", "txdb.cpp": "txdb",
+    "storage_profile.h": "txdb", "storage_profile.cpp": "txdb", "txdb.h": "txdb", "txdb.cpp": "txdb",
 }
-DIR_LAYERS = {"util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
+DIR_LAYERS = {"dbwrapper": "txdb", "util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
               "consensus": "primitives",
               "kernel": "kernel", "node": "node", "rpc": "rpc", "init": "node", "tools": "binaries"}
 # Binaries may use anything; rpc (HTTP/JSON-RPC plumbing) sits on util only.
@@ -33,7 +33,7 @@ ALLOWED = {
     "node": {"rpc", "kernel", "txdb", "coins", "primitives", "crypto", "util"},
     "binaries": set(LAYERS),
 }
-THIRD_PARTY = {"leveldb/": {"dbwrapper.cpp", "dbwrapper_storage.cpp", "dbwrapper_tablefiles.cpp", "dbwrapper_ingest.cpp", "dbwrapper_tablewriter.cpp"}, "secp256k1": {"compressor.cpp"}, "openssl/": {"crypto/sha256.cpp", "crypto/hmac_sha256.cpp", "crypto/muhash.cpp", "crypto/random.cpp"}}
+THIRD_PARTY = {"leveldb/": {"dbwrapper.cpp", "dbwrapper/env.cpp", "dbwrapper/ingest.cpp", "dbwrapper/storage_env.cpp", "dbwrapper/table_encoder.cpp"}, "secp256k1": {"compressor.cpp"}, "openssl/": {"crypto/sha256.cpp", "crypto/hmac_sha256.cpp", "crypto/muhash.cpp", "crypto/random.cpp"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 

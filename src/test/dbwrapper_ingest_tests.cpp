@@ -6,8 +6,8 @@
 // open, discarded whole on a full disk, and overridden by later writes.
 
 #include <dbwrapper.h>
-#include <dbwrapper_ingest.h>
-#include <dbwrapper_tablewriter.h>
+#include <dbwrapper/ingest.h>
+#include <dbwrapper/table_encoder.h>
 #include <test/util/setup.h>
 
 #include <boost/test/unit_test.hpp>

@@ -829,7 +829,7 @@ BOOST_AUTO_TEST_CASE(table_files_are_written_in_large_writes)
 {
     // LevelDB writes a table in 4 KiB blocks and flushes each; the
     // database's environment collects them into TABLE_WRITE_BYTES writes
-    // (dbwrapper_tablefiles.h). A full compaction writes table files only
+    // (dbwrapper/env.h). A full compaction writes table files only
     // (and a MANIFEST record or two), so its writes average far above a
     // block. Without the buffering they average about 4 KiB.
     TempDirFixture tmp;

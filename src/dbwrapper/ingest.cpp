@@ -1,6 +1,6 @@
-#include <dbwrapper_ingest.h>
+#include <dbwrapper/ingest.h>
 
-#include <dbwrapper_tablewriter.h>
+#include <dbwrapper/table_encoder.h>
 
 #include <leveldb/comparator.h>
 #include <leveldb/env.h>

@@ -1,5 +1,5 @@
-#ifndef COINSDB_DBWRAPPER_TABLEFILES_H
-#define COINSDB_DBWRAPPER_TABLEFILES_H
+#ifndef COINSDB_DBWRAPPER_ENV_H
+#define COINSDB_DBWRAPPER_ENV_H
 
 // For dbwrapper.cpp only: the LevelDB environment every database on disk
 // writes through.
@@ -28,7 +28,7 @@ constexpr size_t TABLE_WRITE_BYTES = size_t{1} << 20;
 //
 // With `direct_ingest` (set only when `base` is the file system itself), the
 // table files coinsdb builds for a bulk ingestion ("ingest-N.ldb",
-// dbwrapper_ingest.h) are written with O_DIRECT where the file system
+// dbwrapper/ingest.h) are written with O_DIRECT where the file system
 // allows it: they are read back by LevelDB only after their flush, and
 // copying 4 GiB of them into the page cache was a third of a 60M-coin
 // flush's CPU on this project's machines (doc/benchmarks.md, round 13).
@@ -36,4 +36,4 @@ constexpr size_t TABLE_WRITE_BYTES = size_t{1} << 20;
 // synced before any MANIFEST names it, as every table is.
 std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false);
 
-#endif // COINSDB_DBWRAPPER_TABLEFILES_H
+#endif // COINSDB_DBWRAPPER_ENV_H

@@ -1,5 +1,5 @@
-#ifndef COINSDB_DBWRAPPER_STORAGE_H
-#define COINSDB_DBWRAPPER_STORAGE_H
+#ifndef COINSDB_DBWRAPPER_STORAGE_ENV_H
+#define COINSDB_DBWRAPPER_STORAGE_ENV_H
 
 // For dbwrapper.cpp only: the LevelDB environment behind -debugstorage.
 
@@ -15,4 +15,4 @@ class Env;
 // simulated device with the profile's rate and delays (storage_profile.h).
 std::unique_ptr<leveldb::Env> NewThrottledEnv(leveldb::Env* base, const StorageProfile& profile);
 
-#endif // COINSDB_DBWRAPPER_STORAGE_H
+#endif // COINSDB_DBWRAPPER_STORAGE_ENV_H

@@ -1,4 +1,4 @@
-#include <dbwrapper_tablefiles.h>
+#include <dbwrapper/env.h>
 
 #include <leveldb/env.h>
 

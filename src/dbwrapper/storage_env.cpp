@@ -1,4 +1,4 @@
-#include <dbwrapper_storage.h>
+#include <dbwrapper/storage_env.h>
 
 #include <leveldb/env.h>
 
