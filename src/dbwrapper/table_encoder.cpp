@@ -1,6 +1,6 @@
 #include <dbwrapper/table_encoder.h>
 
-#include <dbwrapper/ingest.h>
+#include <dbwrapper/codec.h>
 
 #include <leveldb/comparator.h>
 #include <leveldb/env.h>
@@ -23,7 +23,6 @@ constexpr int DATA_RESTART_INTERVAL = 16;
 constexpr int FILTER_BASE_LG = 11;
 constexpr uint64_t TABLE_MAGIC = 0xdb4775248b80fb57ULL;
 constexpr size_t FOOTER_HANDLES_BYTES = 40;
-constexpr size_t TAG_BYTES = 8;
 constexpr char NOT_COMPRESSED = 0;
 
 leveldb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }

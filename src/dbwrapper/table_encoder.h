@@ -10,14 +10,14 @@
 //   file        data blocks, filter block, metaindex block, index block, footer
 //   block       entries; fixed32 offset of each restart entry; fixed32 their
 //               count; then a 5-byte trailer: type 0 (not compressed) and
-//               fixed32 masked CRC32C (dbwrapper/ingest.h) of the block and
+//               fixed32 masked CRC32C (dbwrapper/codec.h) of the block and
 //               the type byte
 //   entry       varint32 key bytes shared with the entry before, varint32
 //               bytes not shared, varint32 value size, the unshared key
 //               bytes, the value; every 16th entry (every entry in the index
 //               block) is a restart, which shares nothing
 //   data block  cut once its size with its restart array reaches 4096 bytes;
-//               keys are internal keys (dbwrapper/ingest.h)
+//               keys are internal keys (dbwrapper/codec.h)
 //   filter      for each 2 KiB of data-block offsets, the bloom filter of the
 //               user keys of the blocks that start there (none: an empty
 //               filter); fixed32 offset of each filter; fixed32 where those
