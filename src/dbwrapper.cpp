@@ -2,6 +2,7 @@
 
 #include <crypto/random.h>
 #include <dbwrapper/ingest.h>
+#include <dbwrapper/slices.h>
 #include <dbwrapper/storage_env.h>
 #include <dbwrapper/env.h>
 #include <util/log.h>
@@ -44,15 +45,8 @@ constexpr int BLOOM_BITS_PER_KEY = 10;
 constexpr size_t INGEST_SPLIT_RECORDS = 4096;
 constexpr size_t INGEST_PARTS = 2;
 
-leveldb::Slice ToSlice(std::span<const std::byte> bytes)
-{
-    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
-}
-
-std::span<const std::byte> ToSpan(const leveldb::Slice& slice)
-{
-    return std::as_bytes(std::span{slice.data(), slice.size()});
-}
+using dbwrapper_ingest::ToSlice;
+using dbwrapper_ingest::ToSpan;
 
 void ThrowOnError(const leveldb::Status& status, const std::string& db_name)
 {
@@ -304,14 +298,13 @@ struct CDBBatch::Impl {
     // What Reserve() last sized the staging buffer for.
     size_t reserved{0};
 
-    static uint32_t ReadVarint(const char*& p)
+    // A length Add wrote at `p`, which moves past it.
+    uint32_t ReadVarint(const char*& p) const
     {
-        uint32_t n = 0;
-        for (int shift = 0;; shift += 7) {
-            const auto byte = static_cast<unsigned char>(*p++);
-            n |= uint32_t{byte & 0x7fu} << shift;
-            if (byte < 0x80) return n;
-        }
+        uint64_t n = 0;
+        p = dbwrapper_ingest::DecodeVarint(p, staged.data() + staged.size(), n, /*max_bits=*/32);
+        assert(p);
+        return static_cast<uint32_t>(n);
     }
 
     void Add(Type type, std::span<const std::byte> key, std::span<const std::byte> value)

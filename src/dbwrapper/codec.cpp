@@ -80,14 +80,10 @@ uint64_t GetFixed(std::string_view in, size_t bytes)
 
 bool GetVarint(std::string_view& in, uint64_t& n, int max_bits = 64)
 {
-    n = 0;
-    for (int shift = 0; shift < max_bits && !in.empty(); shift += 7) {
-        const auto byte = static_cast<unsigned char>(in.front());
-        in.remove_prefix(1);
-        n |= uint64_t{byte & 0x7fu} << shift;
-        if (byte < 0x80) return true;
-    }
-    return false;
+    const char* next = DecodeVarint(in.data(), in.data() + in.size(), n, max_bits);
+    if (!next) return false;
+    in.remove_prefix(next - in.data());
+    return true;
 }
 
 bool GetBytes(std::string_view& in, std::string& bytes)
@@ -315,5 +311,12 @@ std::string FrameLogRecord(std::string_view record)
 std::string TableFileName(uint64_t number) { return NumberedName("%06llu.ldb", number); }
 std::string ManifestFileName(uint64_t number) { return NumberedName("MANIFEST-%06llu", number); }
 std::string TempFileName(uint64_t number) { return NumberedName("%06llu.dbtmp", number); }
+std::string IngestFileName(uint64_t n) { return "ingest-" + std::to_string(n) + ".ldb"; }
+
+bool IsIngestFileName(std::string_view name)
+{
+    const size_t slash = name.rfind('/');
+    return name.substr(slash == std::string_view::npos ? 0 : slash + 1).starts_with("ingest-") && name.ends_with(".ldb");
+}
 
 } // namespace dbwrapper_ingest

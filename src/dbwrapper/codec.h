@@ -80,6 +80,21 @@ inline char* EncodeVarint(char* p, uint64_t n)
     *p++ = static_cast<char>(n);
     return p;
 }
+// Reads the varint at `p`, reading no byte at or past `limit`; returns
+// the byte after it, or nullptr when it runs past `limit` or over
+// `max_bits` (32 for a varint32). The one decoder of both the MANIFEST,
+// which is checked, and a batch's own staged records. Inline for the latter:
+// sorting a batch reads a record's key length at every comparison.
+inline const char* DecodeVarint(const char* p, const char* limit, uint64_t& n, int max_bits = 64)
+{
+    n = 0;
+    for (int shift = 0; shift < max_bits && p < limit; shift += 7) {
+        const auto byte = static_cast<unsigned char>(*p++);
+        n |= uint64_t{byte & 0x7fu} << shift;
+        if (byte < 0x80) return p;
+    }
+    return nullptr;
+}
 void PutVarint(std::string& out, uint64_t n);
 void PutFixed(std::string& out, uint64_t n, size_t bytes);
 uint64_t GetFixed64(std::string_view in);
@@ -123,6 +138,11 @@ std::string TableFileName(uint64_t number);
 std::string ManifestFileName(uint64_t number);
 // What LevelDB writes CURRENT's next content to before renaming it.
 std::string TempFileName(uint64_t number);
+// A table file a bulk load builds before the database takes it:
+// "ingest-N.ldb", a name LevelDB neither reads nor deletes, since it is not
+// a number. IsIngestFileName takes a bare name or a path.
+std::string IngestFileName(uint64_t n);
+bool IsIngestFileName(std::string_view name);
 
 } // namespace dbwrapper_ingest
 

@@ -1,5 +1,7 @@
 #include <dbwrapper/env.h>
 
+#include <dbwrapper/codec.h>
+
 #include <leveldb/env.h>
 
 #include <cerrno>
@@ -67,12 +69,6 @@ private:
     std::unique_ptr<leveldb::WritableFile> m_file;
     std::string m_buffer;
 };
-
-bool IsIngestFile(std::string_view name)
-{
-    const size_t slash = name.rfind('/');
-    return name.substr(slash == std::string_view::npos ? 0 : slash + 1).starts_with("ingest-") && name.ends_with(".ldb");
-}
 
 // O_DIRECT wants the buffer, the offset and the size of each write aligned
 // to the device's logical block; 4 KiB covers every block size in use.
@@ -248,7 +244,7 @@ public:
     {
         // A file system without O_DIRECT (tmpfs on older kernels) gets
         // the buffered file.
-        if (m_direct_ingest && IsIngestFile(name)) {
+        if (m_direct_ingest && dbwrapper_ingest::IsIngestFileName(name)) {
             if (leveldb::WritableFile* direct = DirectTableFile::Open(name, m_buffers)) {
                 *result = direct;
                 return leveldb::Status::OK();

@@ -1,5 +1,6 @@
 #include <dbwrapper/ingest.h>
 
+#include <dbwrapper/slices.h>
 #include <dbwrapper/table_encoder.h>
 
 #include <leveldb/comparator.h>
@@ -28,9 +29,6 @@ namespace {
 constexpr int INSTALL_LEVEL = NUM_LEVELS - 1;
 
 std::string InDir(const std::string& dir, const std::string& name) { return dir + "/" + name; }
-
-leveldb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
-std::string_view ToView(const leveldb::Slice& s) { return {s.data(), s.size()}; }
 
 // The 8-byte tag of sequence number 0 and each type, as stored.
 constexpr std::array<char, TAG_BYTES> VALUE_TAG{TYPE_VALUE};
@@ -162,7 +160,7 @@ bool TableRunWriter::KeyFits(std::string_view user_key) const
 leveldb::Status TableRunWriter::OpenFile()
 {
     auto builder = std::make_unique<Builder>();
-    builder->name = InDir(m_dir, "ingest-" + std::to_string(++g_run_file_counter) + ".ldb");
+    builder->name = InDir(m_dir, IngestFileName(++g_run_file_counter));
     leveldb::WritableFile* raw = nullptr;
     leveldb::Status status = m_env->NewWritableFile(builder->name, &raw);
     if (!status.ok()) return status;
@@ -297,7 +295,7 @@ void RemoveLeftoverRuns(leveldb::Env* env, const std::string& dir)
     std::vector<std::string> children;
     if (!env->GetChildren(dir, &children).ok()) return;
     for (const std::string& name : children) {
-        if (name.starts_with("ingest-") && name.ends_with(".ldb")) env->RemoveFile(InDir(dir, name));
+        if (IsIngestFileName(name)) env->RemoveFile(InDir(dir, name));
     }
 }
 

@@ -1,6 +1,7 @@
 #include <dbwrapper/table_encoder.h>
 
 #include <dbwrapper/codec.h>
+#include <dbwrapper/slices.h>
 
 #include <leveldb/comparator.h>
 #include <leveldb/env.h>
@@ -24,9 +25,6 @@ constexpr int FILTER_BASE_LG = 11;
 constexpr uint64_t TABLE_MAGIC = 0xdb4775248b80fb57ULL;
 constexpr size_t FOOTER_HANDLES_BYTES = 40;
 constexpr char NOT_COMPRESSED = 0;
-
-leveldb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
-std::string_view ToView(const leveldb::Slice& s) { return {s.data(), s.size()}; }
 
 size_t SharedPrefix(std::string_view a, std::string_view b)
 {

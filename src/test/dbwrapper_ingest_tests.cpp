@@ -90,7 +90,7 @@ Model WriteFirstDatabase(const std::filesystem::path& path)
 size_t LeftoverRunFiles(const std::filesystem::path& path)
 {
     size_t count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator{path}) count += entry.path().filename().string().starts_with("ingest-");
+    for (const auto& entry : std::filesystem::directory_iterator{path}) count += dbwrapper_ingest::IsIngestFileName(entry.path().filename().string());
     return count;
 }
 

@@ -5,6 +5,7 @@
 // load writes no markers.
 
 #include <coins.h>
+#include <dbwrapper/codec.h>
 #include <kernel/caches.h>
 #include <test/util/cache_entries.h>
 #include <test/util/coin_compare.h>
@@ -95,7 +96,7 @@ CoinsViewOptions ThroughLog(CoinsViewOptions options)
 size_t LeftoverRunFiles(const std::filesystem::path& path)
 {
     return std::ranges::count_if(std::filesystem::directory_iterator{path}, [](const auto& entry) {
-        return entry.path().filename().string().starts_with("ingest-");
+        return dbwrapper_ingest::IsIngestFileName(entry.path().filename().string());
     });
 }
 
