@@ -532,6 +532,8 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         options.env = impl.table_env.get();
     }
 
+    m_ingest_off = dbwrapper_ingest::IngestUnavailable();
+    if (m_ingest_off && !params.memory_only) LogInfo("{}: bulk loads write through LevelDB's log: {}", m_name, *m_ingest_off);
     impl.path = params.path.string();
     impl.memory_only = params.memory_only;
     // Tables a crash left unregistered; a memory environment starts empty.
@@ -594,7 +596,7 @@ void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 bool CDBWrapper::CanIngest(const CDBBatch& batch) const
 {
     const CDBBatch::Impl& records = *batch.m_impl;
-    if (m_write_failure || records.batch || records.offsets.empty() || !records.ascending) return false;
+    if (m_write_failure || m_ingest_off || records.batch || records.offsets.empty() || !records.ascending) return false;
     if (!m_impl->run) return true;
     const leveldb::Slice first = records.KeyAt(records.offsets.front());
     return m_impl->run->KeyFits({first.data(), first.size()});
@@ -672,13 +674,15 @@ bool CDBWrapper::CommitIngest()
     const leveldb::Slice nothing{};
     impl.Db(m_name).CompactRange(&nothing, &nothing);
     impl.WaitForCompactions();
-    dbwrapper_ingest::InstallResult result{dbwrapper_ingest::InstallResult::REFUSED};
+    using dbwrapper_ingest::InstallResult;
+    std::optional<InstallResult> result;
+    std::string unexpected;
     leveldb::Status status;
     const size_t files = impl.run->Files().size();
     if (impl.open_iterators == 0) {
         impl.db.reset();
         status = dbwrapper_ingest::InstallTables(impl.options.env, impl.path, &KEY_COMPARATOR, *impl.run,
-                                                 /*sync_dir=*/!impl.memory_only, result);
+                                                 /*sync_dir=*/!impl.memory_only, result.emplace(), unexpected);
         // Whatever happened, the database must be open again: a failure
         // left it as it was.
         if (const leveldb::Status reopened = impl.Open(); !reopened.ok()) {
@@ -688,19 +692,28 @@ bool CDBWrapper::CommitIngest()
         }
     }
     if (!status.ok()) FailIngest(status);
-    if (result == dbwrapper_ingest::InstallResult::INSTALLED) {
+    if (result == InstallResult::INSTALLED) {
         impl.ingested_files += files;
         impl.run.reset();
         return true;
     }
-    WriteRunThroughLog();
+    if (!result) {
+        WriteRunThroughLog("an iterator is open");
+    } else if (*result == InstallResult::UNEXPECTED_MANIFEST) {
+        // It will not read better at the next flush: LevelDB's own write
+        // path from now on, and the database is left to LevelDB alone.
+        m_ingest_off = std::string{Describe(*result)} + " (" + unexpected + ")";
+        WriteRunThroughLog(*m_ingest_off + "; ingestion is off from now on");
+    } else {
+        WriteRunThroughLog(Describe(*result));
+    }
     return false;
 }
 
-void CDBWrapper::WriteRunThroughLog()
+void CDBWrapper::WriteRunThroughLog(std::string_view why)
 {
     auto& impl = *m_impl;
-    LogInfo("{}: table files overlap the database, writing their records through LevelDB's log", m_name);
+    LogInfo("{}: {}: writing a run of table files through LevelDB's log instead", m_name, why);
     leveldb::WriteBatch chunk;
     leveldb::Status written;
     const leveldb::Status read = impl.run->ForEachRecord([&](uint8_t type, std::string_view key, std::string_view value) {

@@ -295,7 +295,8 @@ public:
     // flush, txdb.cpp). A run must rise: each batch's keys in strictly
     // ascending order, above the run's keys so far.
     //
-    // Whether `batch` may join the run (and nothing failed so far).
+    // Whether `batch` may join the run (and nothing failed so far, and
+    // ingestion is not off).
     bool CanIngest(const CDBBatch& batch) const;
     // Writes the batch's records into the run's files and clears it (its
     // buffer stays, for the records that fill it next). Nothing reaches the database before
@@ -306,15 +307,20 @@ public:
     // Hands the run to the database, all of it or none (a crash included):
     // it closes and reopens LevelDB, and registers the files with a new
     // MANIFEST at the deepest level. That holds only when no other
-    // version of the run's keys exists (no file in the run's key range)
-    // and no iterator is open; otherwise the records are written through
-    // LevelDB's log as WriteBatch writes them. True when registered. A
-    // no-op without a run.
+    // version of the run's keys exists (no file in the run's key range),
+    // no iterator is open, LevelDB's log holds nothing, and the MANIFEST
+    // reads as the codec expects; otherwise the records are written
+    // through LevelDB's log as WriteBatch writes them, with one log line
+    // saying why (an unexpected MANIFEST also turns ingestion off for good:
+    // IngestOff). True when registered. A no-op without a run.
     bool CommitIngest();
     // Deletes the run's files, if any: what a write that threw left.
     void DiscardIngest();
     // Table files registered by CommitIngest since the database opened.
     size_t IngestedFiles() const;
+    // Why CanIngest refuses every batch: this build's LevelDB was not
+    // verified, or a MANIFEST was not as expected. Nullopt while it may.
+    const std::optional<std::string>& IngestOff() const { return m_ingest_off; }
 
     std::unique_ptr<CDBIterator> NewIterator() const;
     bool IsEmpty() const;
@@ -352,13 +358,14 @@ private:
     bool ExistsImpl(std::span<const std::byte> key) const;
     size_t EstimateSizeImpl(std::span<const std::byte> begin, std::span<const std::byte> end) const;
     [[noreturn]] void FailIngest(const leveldb::Status& status);
-    void WriteRunThroughLog();
+    void WriteRunThroughLog(std::string_view why);
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
     std::string m_name;
     Obfuscation m_obfuscation;
     std::optional<std::string> m_write_failure;
+    std::optional<std::string> m_ingest_off;
 };
 
 // Core's accessor for tests, beside CDBWrapper::GetObfuscation().

@@ -4,6 +4,7 @@
 #include <dbwrapper/table_encoder.h>
 
 #include <leveldb/comparator.h>
+#include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/filter_policy.h>
 #include <leveldb/iterator.h>
@@ -22,6 +23,11 @@
 
 namespace dbwrapper_ingest {
 namespace {
+
+#if COINSDB_LEVELDB_INGEST_VERIFIED
+static_assert(leveldb::kMajorVersion == COINSDB_LEVELDB_MAJOR && leveldb::kMinorVersion == COINSDB_LEVELDB_MINOR,
+              "CMake read the version of another LevelDB than the one compiled against");
+#endif
 
 // Where a run's tables go. LevelDB spreads a key range over deeper levels
 // as it grows; a run is a key range no other file touches, so its place is
@@ -58,25 +64,31 @@ leveldb::Status SyncDir(const std::string& dir)
     return leveldb::Status::OK();
 }
 
-leveldb::Status ReadDescriptor(leveldb::Env* env, const std::string& dir, Descriptor& descriptor)
+// Reads the MANIFEST in force. An I/O error is the status; a MANIFEST this
+// codec does not read as it expects sets `unexpected` to what is wrong.
+leveldb::Status ReadDescriptor(leveldb::Env* env, const std::string& dir, const leveldb::Comparator* user_order,
+                               Descriptor& descriptor, std::string& unexpected)
 {
     std::string current;
     leveldb::Status status = leveldb::ReadFileToString(env, InDir(dir, "CURRENT"), &current);
     if (!status.ok()) return status;
     if (current.size() < 2 || current.back() != '\n' || !current.starts_with("MANIFEST-")) {
-        return leveldb::Status::Corruption("CURRENT does not name a MANIFEST");
+        unexpected = "CURRENT does not name a MANIFEST";
+        return leveldb::Status::OK();
     }
     current.pop_back();
     std::string manifest;
     status = leveldb::ReadFileToString(env, InDir(dir, current), &manifest);
     if (!status.ok()) return status;
     const auto records = ReadLogRecords(manifest);
-    if (!records) return leveldb::Status::Corruption(current, "a record does not read back");
-    for (const std::string& record : *records) {
-        if (!ApplyEdit(record, descriptor)) return leveldb::Status::Corruption(current, "an edit does not parse");
-    }
-    if (!descriptor.log_number || !descriptor.next_file || !descriptor.last_sequence) {
-        return leveldb::Status::Corruption(current, "log number, next file or last sequence missing");
+    if (!records) {
+        unexpected = current + ": a record does not read back";
+    } else if (!std::ranges::all_of(*records, [&](const std::string& record) { return ApplyEdit(record, descriptor); })) {
+        unexpected = current + ": an edit with an unknown tag or level, or that does not parse";
+    } else if (!descriptor.log_number || !descriptor.next_file || !descriptor.last_sequence) {
+        unexpected = current + ": log number, next file or last sequence missing";
+    } else if (descriptor.comparator != std::string{user_order->Name()}) {
+        unexpected = current + ": comparator " + descriptor.comparator.value_or("(none)") + ", not " + user_order->Name();
     }
     return leveldb::Status::OK();
 }
@@ -242,17 +254,42 @@ leveldb::Status TableRunWriter::ForEachRecord(const std::function<void(uint8_t, 
     return leveldb::Status::OK();
 }
 
-leveldb::Status InstallTables(leveldb::Env* env, const std::string& dir, const leveldb::Comparator* user_order,
-                              TableRunWriter& run, bool sync_dir, InstallResult& result)
+std::optional<std::string> IngestUnavailable()
 {
-    result = InstallResult::REFUSED;
+    if (COINSDB_LEVELDB_INGEST_VERIFIED) return std::nullopt;
+    return "LevelDB " + std::to_string(COINSDB_LEVELDB_MAJOR) + "." + std::to_string(COINSDB_LEVELDB_MINOR) +
+           " is not a version whose file formats were verified for it (CMakeLists.txt)";
+}
+
+std::string_view Describe(InstallResult result)
+{
+    switch (result) {
+    case InstallResult::INSTALLED: return "installed";
+    case InstallResult::OVERLAP: return "the database holds keys in the run's range";
+    case InstallResult::UNFLUSHED_LOG: return "LevelDB's log holds writes no table has";
+    case InstallResult::UNEXPECTED_MANIFEST: return "the MANIFEST is not as this build expects";
+    }
+    return "unknown";
+}
+
+leveldb::Status InstallTables(leveldb::Env* env, const std::string& dir, const leveldb::Comparator* user_order,
+                              TableRunWriter& run, bool sync_dir, InstallResult& result, std::string& unexpected)
+{
+    result = InstallResult::OVERLAP;
     if (run.Empty()) return leveldb::Status::OK();
     Descriptor descriptor;
-    leveldb::Status status = ReadDescriptor(env, dir, descriptor);
+    leveldb::Status status = ReadDescriptor(env, dir, user_order, descriptor, unexpected);
     if (!status.ok()) return status;
+    if (!unexpected.empty()) {
+        result = InstallResult::UNEXPECTED_MANIFEST;
+        return leveldb::Status::OK();
+    }
     auto& files = run.m_files;
-    if (HasUnflushedLog(env, dir, descriptor) ||
-        OverlapsAnyFile(user_order, descriptor, UserKeyOf(files.front().meta.smallest), UserKeyOf(files.back().meta.largest))) {
+    if (HasUnflushedLog(env, dir, descriptor)) {
+        result = InstallResult::UNFLUSHED_LOG;
+        return leveldb::Status::OK();
+    }
+    if (OverlapsAnyFile(user_order, descriptor, UserKeyOf(files.front().meta.smallest), UserKeyOf(files.back().meta.largest))) {
         return leveldb::Status::OK();
     }
     for (const auto& file : files) {

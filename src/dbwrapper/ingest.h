@@ -28,12 +28,27 @@ class WritableFile;
 
 namespace dbwrapper_ingest {
 
+// Why this build never ingests (LevelDB's version is not one whose formats
+// were verified: the top CMakeLists.txt), or nullopt.
+std::optional<std::string> IngestUnavailable();
+
+// What InstallTables did. Anything but INSTALLED changed nothing, and the
+// run's records take LevelDB's own write path instead.
 enum class InstallResult {
     INSTALLED,
-    // The database holds a key in the run's range, or writes LevelDB has
-    // not yet turned into tables: nothing was changed.
-    REFUSED,
+    // The database holds a key in the run's range: the run's versions of
+    // those keys would hide newer ones.
+    OVERLAP,
+    // Writes LevelDB has not yet turned into tables: a MANIFEST naming the
+    // run would not know them.
+    UNFLUSHED_LOG,
+    // The MANIFEST holds what the codec does not know (an edit tag, a
+    // level, another comparator, a framing): written by a LevelDB whose
+    // formats were not verified. Ingesting into it could lose the database.
+    UNEXPECTED_MANIFEST,
 };
+// A few words for the log line of a fallback.
+std::string_view Describe(InstallResult result);
 
 // A run of table files built from records handed over in strictly
 // ascending key order, in the database's directory under names LevelDB
@@ -77,7 +92,7 @@ public:
 
 private:
     friend leveldb::Status InstallTables(leveldb::Env*, const std::string&, const leveldb::Comparator*,
-                                         TableRunWriter&, bool, InstallResult&);
+                                         TableRunWriter&, bool, InstallResult&, std::string&);
     // The run's files now belong to the database: they are not deleted.
     void Release() { m_files.clear(); }
     leveldb::Status OpenFile();
@@ -97,11 +112,13 @@ private:
 // Adds the run's files at the deepest level of the closed database in
 // `dir`, through a new MANIFEST that CURRENT names once it is synced: a
 // crash leaves the database as it was or with the whole run. The files
-// are renamed to numbers LevelDB has not used. Anything but a refusal is
-// an error status; the database is then as it was, or with the whole run
-// if only the directory's sync failed.
+// are renamed to numbers LevelDB has not used. A run the database cannot
+// take as it is gets a result saying why (and `unexpected` what the
+// MANIFEST held) and changes nothing. An I/O error is an error status; the
+// database is then as it was, or with the whole run if only the
+// directory's sync failed.
 leveldb::Status InstallTables(leveldb::Env* env, const std::string& dir, const leveldb::Comparator* user_order,
-                              TableRunWriter& run, bool sync_dir, InstallResult& result);
+                              TableRunWriter& run, bool sync_dir, InstallResult& result, std::string& unexpected);
 
 // Deletes the "ingest-N.ldb" files a crash left in `dir`.
 void RemoveLeftoverRuns(leveldb::Env* env, const std::string& dir);

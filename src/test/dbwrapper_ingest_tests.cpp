@@ -8,13 +8,20 @@
 #include <dbwrapper.h>
 #include <dbwrapper/ingest.h>
 #include <dbwrapper/table_encoder.h>
+#include <test/util/ingest_available.h>
 #include <test/util/setup.h>
 
 #include <boost/test/unit_test.hpp>
+#include <leveldb/comparator.h>
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <random>
@@ -100,6 +107,35 @@ std::string Bytes(size_t size, uint32_t seed)
     std::mt19937 rng{seed};
     for (char& c : bytes) c = static_cast<char>(rng());
     return bytes;
+}
+
+// The database in `path` closed, keys k0-k1999 in tables and LevelDB's log
+// empty; with `unflushed`, one more write left in the log.
+void WriteClosedDatabase(const std::filesystem::path& path, bool unflushed)
+{
+    CDBWrapper db{OnDisk(path)};
+    for (uint32_t i = 0; i < 2000; ++i) db.Write(NumberKey{i}, uint64_t{i});
+    db.CompactFull();
+    if (unflushed) db.Write(NumberKey{5000}, uint64_t{5000}, /*sync=*/true);
+}
+
+// Makes CURRENT name a new MANIFEST holding `manifest`.
+void ReplaceManifest(const std::filesystem::path& path, const std::string& manifest)
+{
+    const std::string name = ManifestFileName(900);
+    std::ofstream{path / name, std::ios::binary} << manifest;
+    std::ofstream{path / "CURRENT", std::ios::binary} << name << '\n';
+}
+
+Descriptor ReadCurrentDescriptor(const std::filesystem::path& path)
+{
+    std::string current = ReadFileToString(path / "CURRENT");
+    current.pop_back();
+    const auto records = ReadLogRecords(ReadFileToString(path / current));
+    BOOST_REQUIRE(records);
+    Descriptor version;
+    for (const std::string& record : *records) BOOST_REQUIRE(ApplyEdit(record, version));
+    return version;
 }
 
 } // namespace
@@ -262,11 +298,88 @@ BOOST_AUTO_TEST_CASE(reads_a_manifest_leveldb_wrote)
     BOOST_CHECK_GT(files, 0U);
 }
 
+// Every reason InstallTables turns a run down for, table-driven: it must
+// say which, change nothing (CURRENT, the MANIFEST it names, the run's
+// files), and not fail. CDBWrapper::CommitIngest then writes the run
+// through LevelDB's log (runs_against_a_model checks that path).
+BOOST_AUTO_TEST_CASE(install_falls_back_for_each_reason)
+{
+    using Tamper = std::function<void(const std::filesystem::path&)>;
+    const auto rewrite = [](const std::function<void(Descriptor&, std::string&)>& change) {
+        return [change](const std::filesystem::path& path) {
+            Descriptor version = ReadCurrentDescriptor(path);
+            std::string extra;
+            change(version, extra);
+            ReplaceManifest(path, FrameLogRecord(EncodeEdit(version) + extra));
+        };
+    };
+    struct Case {
+        std::string name;
+        bool unflushed;
+        uint32_t run_first; // the run's keys: k<run_first> and up
+        Tamper tamper;
+        InstallResult expected;
+    };
+    const Case cases[]{
+        {"nothing in the way", false, 10000, {}, InstallResult::INSTALLED},
+        {"a key in the run's range", false, 1500, {}, InstallResult::OVERLAP},
+        {"writes left in LevelDB's log", true, 10000, {}, InstallResult::UNFLUSHED_LOG},
+        {"an unknown edit tag", false, 10000, rewrite([](Descriptor&, std::string& extra) { extra = std::string{"\x63\x01", 2}; }), InstallResult::UNEXPECTED_MANIFEST},
+        {"a file at a level past the last", false, 10000, rewrite([](Descriptor&, std::string& extra) {
+             extra = std::string{"\x07\x07\x05\x10", 4} + '\x09' + InternalKey("a", TYPE_VALUE) + '\x09' + InternalKey("b", TYPE_VALUE);
+         }),
+         InstallResult::UNEXPECTED_MANIFEST},
+        {"another comparator", false, 10000, rewrite([](Descriptor& version, std::string&) { version.comparator = "coinsdb.test.OtherOrder"; }), InstallResult::UNEXPECTED_MANIFEST},
+        {"no comparator", false, 10000, rewrite([](Descriptor& version, std::string&) { version.comparator.reset(); }), InstallResult::UNEXPECTED_MANIFEST},
+        {"no next file number", false, 10000, rewrite([](Descriptor& version, std::string&) { version.next_file.reset(); }), InstallResult::UNEXPECTED_MANIFEST},
+        {"a torn MANIFEST record", false, 10000, [](const std::filesystem::path& path) {
+             const std::string manifest = FrameLogRecord(EncodeEdit(ReadCurrentDescriptor(path)));
+             ReplaceManifest(path, manifest.substr(0, manifest.size() - 1));
+         },
+         InstallResult::UNEXPECTED_MANIFEST},
+        {"CURRENT naming no MANIFEST", false, 10000, [](const std::filesystem::path& path) { std::ofstream{path / "CURRENT", std::ios::binary} << "LOG\n"; }, InstallResult::UNEXPECTED_MANIFEST},
+    };
+    const std::unique_ptr<const leveldb::FilterPolicy> filter{leveldb::NewBloomFilterPolicy(10)};
+    for (const auto& test : cases) {
+        BOOST_TEST_CONTEXT(test.name)
+        {
+            TempDirFixture tmp;
+            const auto path = tmp.m_path / "db";
+            WriteClosedDatabase(path, test.unflushed);
+            if (test.tamper) test.tamper(path);
+            const std::string current = ReadFileToString(path / "CURRENT");
+
+            TableRunWriter run{leveldb::Env::Default(), path.string(), leveldb::BytewiseComparator(), filter.get(), 1 << 20};
+            for (uint32_t i = test.run_first; i < test.run_first + 1000; ++i) {
+                DataStream key;
+                key << NumberKey{i};
+                BOOST_REQUIRE(run.Add(TYPE_VALUE, {reinterpret_cast<const char*>(key.data()), key.size()}, "v").ok());
+            }
+            BOOST_REQUIRE(run.Finish().ok());
+            const size_t run_files = LeftoverRunFiles(path);
+            BOOST_REQUIRE_GT(run_files, 0U);
+
+            InstallResult result{InstallResult::INSTALLED};
+            std::string unexpected;
+            BOOST_CHECK(InstallTables(leveldb::Env::Default(), path.string(), leveldb::BytewiseComparator(), run, /*sync_dir=*/true, result, unexpected).ok());
+            BOOST_CHECK_MESSAGE(result == test.expected, "got: " << Describe(result) << " " << unexpected);
+            BOOST_CHECK_EQUAL(unexpected.empty(), test.expected != InstallResult::UNEXPECTED_MANIFEST);
+            if (test.expected == InstallResult::INSTALLED) {
+                BOOST_CHECK(ReadFileToString(path / "CURRENT") != current);
+                BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+            } else {
+                BOOST_CHECK(ReadFileToString(path / "CURRENT") == current);
+                BOOST_CHECK_EQUAL(LeftoverRunFiles(path), run_files);
+            }
+        }
+    }
+}
+
 // Runs against a model: a run above everything is installed (and reads
 // back after a reopen and a full compaction), one among stored keys or
 // under an open iterator goes through the log, later writes override
 // ingested keys, and a run out of order is refused before it starts.
-BOOST_AUTO_TEST_CASE(runs_against_a_model)
+BOOST_AUTO_TEST_CASE(runs_against_a_model, *boost::unit_test::precondition(IngestAvailable))
 {
     for (const bool memory_only : {false, true}) {
         BOOST_TEST_CONTEXT("memory_only " << memory_only)
@@ -354,7 +467,7 @@ BOOST_AUTO_TEST_CASE(runs_against_a_model)
 // A disk that fills while a run is built or committed: the write throws,
 // later writes are refused, the run's files are gone, and the database reopens with
 // what it held before.
-BOOST_AUTO_TEST_CASE(full_disk_discards_the_run)
+BOOST_AUTO_TEST_CASE(full_disk_discards_the_run, *boost::unit_test::precondition(IngestAvailable))
 {
     TempDirFixture tmp;
     const auto path = tmp.m_path / "db";
@@ -387,7 +500,7 @@ BOOST_AUTO_TEST_CASE(full_disk_discards_the_run)
 // database holds the run whole or not at all, beside everything it held
 // before; the wrapper that failed answers or throws dbwrapper_error on
 // every later use, even when LevelDB could not reopen it.
-BOOST_AUTO_TEST_CASE(commit_fails_anywhere_all_or_nothing)
+BOOST_AUTO_TEST_CASE(commit_fails_anywhere_all_or_nothing, *boost::unit_test::precondition(IngestAvailable))
 {
     constexpr uint32_t RUN_KEYS = 200;
     size_t committed = 0;

@@ -9,6 +9,7 @@
 #include <kernel/caches.h>
 #include <test/util/cache_entries.h>
 #include <test/util/coin_compare.h>
+#include <test/util/ingest_available.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -775,7 +776,7 @@ BOOST_AUTO_TEST_CASE(sync_through_a_cache_keeps_coins)
 // written through LevelDB's log instead, and later ordinary writes (a
 // spend) override what was ingested, before and after a reopen and a full
 // compaction.
-BOOST_AUTO_TEST_CASE(bulk_load_ingests_runs)
+BOOST_AUTO_TEST_CASE(bulk_load_ingests_runs, *boost::unit_test::precondition(IngestAvailable))
 {
     TempDirFixture tmp;
     const auto path = tmp.m_path / "chainstate";
