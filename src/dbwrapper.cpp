@@ -209,6 +209,7 @@ struct CDBWrapper::Impl {
     std::unique_ptr<leveldb::Env> throttled_env;
     std::unique_ptr<leveldb::Env> budgeted_env;
     std::unique_ptr<leveldb::Env> table_env;
+    std::shared_ptr<DirectFileCount> direct_files{std::make_shared<DirectFileCount>()};
     std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
     std::unique_ptr<leveldb::Cache> block_cache;
     std::unique_ptr<leveldb::Logger> logger;
@@ -528,7 +529,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         // Table files it builds itself bypass the page cache only when
         // nothing stands between LevelDB and the disk.
         const bool direct_ingest = !params.options.storage && !params.options.fail_writes_after_bytes;
-        impl.table_env = NewTableBufferingEnv(options.env, direct_ingest);
+        impl.table_env = NewTableBufferingEnv(options.env, direct_ingest, impl.direct_files);
         options.env = impl.table_env.get();
     }
 
@@ -736,6 +737,8 @@ void CDBWrapper::WriteRunThroughLog(std::string_view why)
 void CDBWrapper::DiscardIngest() { m_impl->run.reset(); }
 
 size_t CDBWrapper::IngestedFiles() const { return m_impl->ingested_files; }
+
+size_t CDBWrapper::DirectIngestFiles() const { return m_impl->direct_files->files; }
 
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
 {

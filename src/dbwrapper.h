@@ -318,6 +318,10 @@ public:
     void DiscardIngest();
     // Table files registered by CommitIngest since the database opened.
     size_t IngestedFiles() const;
+    // Table files built for ingestion with O_DIRECT since the database
+    // opened: none in memory, on a -debugstorage device or under a write
+    // budget, or where the file system refuses O_DIRECT (logged once).
+    size_t DirectIngestFiles() const;
     // Why CanIngest refuses every batch: this build's LevelDB was not
     // verified, or a MANIFEST was not as expected. Nullopt while it may.
     const std::optional<std::string>& IngestOff() const { return m_ingest_off; }

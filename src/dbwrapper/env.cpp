@@ -1,6 +1,7 @@
 #include <dbwrapper/env.h>
 
 #include <dbwrapper/codec.h>
+#include <util/log.h>
 
 #include <leveldb/env.h>
 
@@ -138,12 +139,17 @@ private:
 class DirectTableFile final : public leveldb::WritableFile
 {
 public:
-    static leveldb::WritableFile* Open(const std::string& name, std::shared_ptr<DirectBufferPool> pool)
+    // Null, with `error` set, when the file cannot be opened so.
+    static leveldb::WritableFile* Open(const std::string& name, std::shared_ptr<DirectBufferPool> pool, int& error)
     {
         const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
-        if (fd < 0) return nullptr;
+        if (fd < 0) {
+            error = errno;
+            return nullptr;
+        }
         char* buffer = pool->Take();
         if (buffer == nullptr) {
+            error = ENOMEM;
             ::close(fd);
             ::unlink(name.c_str());
             return nullptr;
@@ -238,16 +244,22 @@ private:
 class TableBufferingEnv final : public leveldb::EnvWrapper
 {
 public:
-    TableBufferingEnv(leveldb::Env* base, bool direct_ingest) : leveldb::EnvWrapper{base}, m_direct_ingest{direct_ingest} {}
+    TableBufferingEnv(leveldb::Env* base, bool direct_ingest, std::shared_ptr<DirectFileCount> direct_files)
+        : leveldb::EnvWrapper{base}, m_direct_ingest{direct_ingest}, m_direct_files{std::move(direct_files)} {}
 
     leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
     {
         // A file system without O_DIRECT (tmpfs on older kernels) gets
         // the buffered file.
         if (m_direct_ingest && dbwrapper_ingest::IsIngestFileName(name)) {
-            if (leveldb::WritableFile* direct = DirectTableFile::Open(name, m_buffers)) {
+            int error = 0;
+            if (leveldb::WritableFile* direct = DirectTableFile::Open(name, m_buffers, error)) {
+                if (m_direct_files) ++m_direct_files->files;
                 *result = direct;
                 return leveldb::Status::OK();
+            }
+            if (!m_said_refused.exchange(true)) {
+                LogInfo("Table files of bulk loads go through the page cache: O_DIRECT refused for {} ({})", name, std::strerror(error));
             }
         }
         auto status = target()->NewWritableFile(name, result);
@@ -257,13 +269,15 @@ public:
 
 private:
     const bool m_direct_ingest;
+    const std::shared_ptr<DirectFileCount> m_direct_files;
+    std::atomic<bool> m_said_refused{false};
     // Shared with the files, which may outlive the environment.
     const std::shared_ptr<DirectBufferPool> m_buffers{std::make_shared<DirectBufferPool>()};
 };
 
 } // namespace
 
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest)
+std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest, std::shared_ptr<DirectFileCount> direct_files)
 {
-    return std::make_unique<TableBufferingEnv>(base, direct_ingest);
+    return std::make_unique<TableBufferingEnv>(base, direct_ingest, std::move(direct_files));
 }

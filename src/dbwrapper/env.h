@@ -4,6 +4,7 @@
 // For dbwrapper.cpp only: the LevelDB environment every database on disk
 // writes through.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 
@@ -34,6 +35,13 @@ constexpr size_t TABLE_WRITE_BYTES = size_t{1} << 20;
 // flush's CPU on this project's machines (doc/benchmarks.md, round 13).
 // Their last partial 4 KiB block goes through the page cache; the file is
 // synced before any MANIFEST names it, as every table is.
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false);
+// Counts the table files of bulk ingestion written with O_DIRECT, so that a
+// test or a benchmark can tell that path ran: where the file system refuses
+// O_DIRECT, the files silently take the buffered one (logged once).
+struct DirectFileCount {
+    std::atomic<size_t> files{0};
+};
+std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false,
+                                                   std::shared_ptr<DirectFileCount> direct_files = nullptr);
 
 #endif // COINSDB_DBWRAPPER_ENV_H
