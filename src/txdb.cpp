@@ -229,6 +229,21 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     LogDebug(logging::Category::COINDB, "BatchWrite started, rss={}MiB", peak_rss >> 20);
     const auto sample_rss = [&] { peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0)); };
 
+    // Nothing to write: no flagged entry, and the database already at
+    // best_block with no flush in progress. Writing the crash markers
+    // anyway (Core does, at every flush, a shutdown's included) leaves a log
+    // whose two records, 'B' and 'H', bracket every coin key: the next start
+    // makes them a small table spanning the whole coin range, each read then
+    // charges a seek to it, and LevelDB's seek-triggered compaction merges
+    // it with every table below, rewriting the whole chainstate
+    // (contrib/bench/restart_rewrites.py, doc/reliability.md).
+    if (cursor.Begin() == cursor.End() && GetBestBlock() == best_block && GetHeadBlocks().empty()) {
+        m_last_flush = {0, 0, 0, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), peak_rss, 0, 0};
+        LogDebug(logging::Category::COINDB, "Committed 0 changed transaction outputs (out of 0) to coin database: nothing to write");
+        LogInfo("BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(m_last_flush.duration_ms), peak_rss >> 20);
+        return;
+    }
+
     // The batch being filled, and the one LevelDB is writing on a thread of
     // its own (then in_flight is valid) or the spare. A batch in key order
     // (each of a snapshot load's) goes to that thread while the walk fills
