@@ -32,6 +32,7 @@ ALL_TESTS = [
     "feature_prevoutfetchthreads.py",
     "feature_blocksxor.py",
     "rpc_blockchain.py",
+    "feature_core_reads_ingested.py",
     "rpc_help.py",
     "feature_diskfull.py",
     "feature_shutdown.py",
