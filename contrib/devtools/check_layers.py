@@ -35,6 +35,11 @@ ALLOWED = {
 }
 THIRD_PARTY = {"leveldb/": {"dbwrapper.cpp", "dbwrapper/env.cpp", "dbwrapper/ingest.cpp", "dbwrapper/slices.h", "dbwrapper/storage_env.cpp", "dbwrapper/table_encoder.cpp"}, "secp256k1": {"compressor.cpp"}, "openssl/": {"crypto/sha256.cpp", "crypto/hmac_sha256.cpp", "crypto/muhash.cpp", "crypto/random.cpp"}}
 
+# The dbwrapper module's internals (src/dbwrapper/): only dbwrapper.h is seen
+# outside it, as LevelDB keeps include/leveldb/ apart from db/ (tests and
+# benchmarks excepted: they test the internals).
+MODULE_INTERNALS = {"dbwrapper/": {"dbwrapper.cpp"}}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 
@@ -66,6 +71,9 @@ def main() -> int:
             for prefix, owners in THIRD_PARTY.items():
                 if target.startswith(prefix) and rel not in owners:
                     errors.append(f"{rel}:{number}: includes {target}; only {sorted(owners)} may")
+            for prefix, owners in MODULE_INTERNALS.items():
+                if target.startswith(prefix) and not rel.startswith(prefix) and rel not in owners:
+                    errors.append(f"{rel}:{number}: includes {target}, internal to {prefix}; use its public header")
             if not (src / target).exists():
                 continue
             target_layer = layer_of(target)
