@@ -17,8 +17,10 @@
 #include <streams.h>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -370,6 +372,84 @@ private:
     Obfuscation m_obfuscation;
     std::optional<std::string> m_write_failure;
     std::optional<std::string> m_ingest_off;
+};
+
+// Writes a flush's records to `db` in batches of about `batch_bytes`, and
+// says when each batch's entries may be released. What it adds to
+// "fill a batch, write it when full":
+// - a full batch in key order (each of a snapshot load's but the first) goes
+//   to LevelDB on a thread of its own while the caller fills the other
+//   batch; one out of order is sorted and written on the caller's thread
+//   with no other batch around, so at most two batch buffers exist at once;
+// - with `ingest`, a batch whose keys rise above the batch before goes into
+//   table files (CDBWrapper::IngestBatch) instead of LevelDB's log; the run
+//   of such batches is committed when it ends (a batch out of order, or the
+//   last), and only then are its entries released;
+// - a batch past 1 MiB is sized for the whole cap at once.
+// Entries are released through `release` only once their batch is in the
+// database, so a write that throws leaves every unwritten one in the cache.
+// Destroying the writer waits for the batch in flight.
+class CDBBatchWriter
+{
+public:
+    struct Options {
+        size_t batch_bytes;
+        bool ingest{false};
+    };
+    // `end`: the caller's token for where the released entries end.
+    struct Hooks {
+        std::function<void(void* end)> release;
+        // After each partial batch is in the database or in a run (where
+        // crash tests simulate a crash).
+        std::function<void()> after_partial;
+        // Around each write, where memory peaks.
+        std::function<void()> sample;
+    };
+    struct Stats {
+        size_t batches{0};
+        // Partial batches written on the second thread.
+        size_t overlapped{0};
+        size_t ingested{0};
+        // Time the caller waited for the second thread, and the commits took.
+        std::chrono::steady_clock::duration waited{};
+        std::chrono::steady_clock::duration committing{};
+    };
+
+    CDBBatchWriter(CDBWrapper& db, Options options, Hooks hooks);
+    ~CDBBatchWriter();
+    CDBBatchWriter(const CDBBatchWriter&) = delete;
+    CDBBatchWriter& operator=(const CDBBatchWriter&) = delete;
+
+    // The batch to add records to; another one after each write.
+    CDBBatch& Batch() { return *m_batch; }
+    // After each entry: writes the batch once it outgrows the cap. `next`
+    // is where the entries the batch does not hold begin.
+    void EntryDone(void* next);
+    // Writes what the batch holds last; `end` is past every entry.
+    void Finish(void* end);
+    const Stats& GetStats() const { return m_stats; }
+
+private:
+    void Written(void* end, bool partial);
+    void LandInFlight();
+    void CommitRun();
+    void WritePartial(void* end);
+
+    CDBWrapper& m_db;
+    const Options m_options;
+    const Hooks m_hooks;
+    Stats m_stats;
+    std::unique_ptr<CDBBatch> m_batch;
+    // The batch LevelDB writes on the second thread, or the spare.
+    std::unique_ptr<CDBBatch> m_other;
+    bool m_batch_reserved{false};
+    bool m_other_reserved{false};
+    // Where the ingested run's entries end, while a run is open.
+    std::optional<void*> m_run_end;
+    void* m_in_flight_end{nullptr};
+    bool m_in_flight_ingests{false};
+    // Last: destroyed first, it waits for its thread, which uses a batch.
+    std::future<void> m_in_flight;
 };
 
 // Core's accessor for tests, beside CDBWrapper::GetObfuscation().

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <chrono>
 #include <cstdlib>
-#include <future>
 #include <random>
 #include <stdexcept>
 
@@ -34,16 +33,6 @@ namespace {
 constexpr uint8_t DB_COIN = 'C';
 constexpr uint8_t DB_BEST_BLOCK = 'B';
 constexpr uint8_t DB_HEAD_BLOCKS = 'H';
-
-constexpr double BYTES_PER_MIB = 1024.0 * 1024.0;
-
-// A write whose batch outgrows this is a big one: its buffer is then sized
-// for the whole cap at once (CDBBatch::Reserve) rather than doubling its
-// way there. Small writes (a sync of a few blocks) never pay for the cap.
-constexpr size_t RESERVE_BATCH_AFTER = size_t{1} << 20;
-// Room past the cap for the record that crosses it: a coin's key and value
-// take at most a few KiB, since scripts over 10,000 bytes are not stored.
-constexpr size_t BATCH_CAP_HEADROOM = size_t{64} << 10;
 
 struct CoinKey {
     COutPoint* outpoint;
@@ -218,8 +207,6 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
 {
     assert(!best_block.IsNull());
     const auto start = std::chrono::steady_clock::now();
-    size_t batches = 0;
-    size_t overlapped = 0;
     // The peak resident set of this write, for the BatchWrite log line.
     // Sampled around each LevelDB write, where the serialized batch and
     // LevelDB's memtable are at their largest; the walk in between only
@@ -244,113 +231,28 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         return;
     }
 
-    // The batch being filled, and the one LevelDB is writing on a thread of
-    // its own (then in_flight is valid) or the spare. A batch in key order
-    // (each of a snapshot load's) goes to that thread while the walk fills
-    // the other: LevelDB's log and memtable take most of the writing
-    // thread, and the walk and serialization now run beside them.
-    // A batch out of key order is sorted and written here with no other
-    // batch around. A batch holds one buffer but while LevelDB's batch is
-    // built from its staged records, so at most two exist at once, three
-    // while one is built.
-    auto batch = std::make_unique<CDBBatch>(*m_db);
-    std::unique_ptr<CDBBatch> other;
-    bool batch_reserved = false;
-    bool other_reserved = false;
-    // Declared after the batches: a future of std::async waits for its
-    // thread when destroyed, so an exception never leaves a write running
-    // on a freed batch.
-    std::future<void> in_flight;
-    CoinsCachePair* in_flight_end = nullptr;
-    bool in_flight_ingests = false;
     // Bulk load: a batch whose keys rise above the batch before goes into
-    // table files (CDBWrapper::IngestBatch) rather than through LevelDB's
-    // log and memtable, whose CPU set the pace of a flush. The database
-    // takes the run of such batches at once when it ends
-    // (CommitIngest), and only then are its entries released: up to here.
-    const bool ingest = m_bulk_load && m_options.ingest_tables;
-    // A run an earlier write left when it threw holds what the cache still
-    // has: it must not join this write's.
-    m_db->DiscardIngest();
-    CoinsCachePair* run_end = nullptr;
-    size_t ingested = 0;
-    // The cursor releases a batch's entries (cleans them, or erases them
-    // when spent) only once that batch is written: a write that throws
-    // leaves every coin it did not store in the cache.
-    const auto written = [&](CoinsCachePair* end, bool partial) {
-        sample_rss();
-        cursor.ReleaseUntil(end);
-        ++batches;
-        if (partial && m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
-    };
-    // Time the walk spent waiting for the other thread, and the commit took.
-    std::chrono::steady_clock::duration waited{};
-    std::chrono::steady_clock::duration committing{};
-    const auto land_in_flight = [&] {
-        if (!in_flight.valid()) return;
-        const auto wait_start = std::chrono::steady_clock::now();
-        in_flight.get();
-        waited += std::chrono::steady_clock::now() - wait_start;
-        if (in_flight_ingests) {
-            sample_rss();
-            run_end = in_flight_end;
-            ++batches;
-            ++ingested;
-            // A crash here loses the run: the database is as before it.
-            if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
-        } else {
-            written(in_flight_end, /*partial=*/true);
-        }
-    };
-    // Ends the run of ingested batches: the database takes it, and only
-    // then are its entries released.
-    const auto commit_run = [&] {
-        if (!run_end) return;
-        const auto commit_start = std::chrono::steady_clock::now();
-        m_db->CommitIngest();
-        committing += std::chrono::steady_clock::now() - commit_start;
-        sample_rss();
-        cursor.ReleaseUntil(run_end);
-        run_end = nullptr;
-    };
-    const auto write_partial = [&](CoinsCachePair* end) {
-        land_in_flight();
-        sample_rss();
-        const bool ingests = ingest && m_db->CanIngest(*batch);
-        if (!ingests) commit_run();
-        if (batch->InKeyOrder()) {
-            std::swap(batch, other);
-            std::swap(batch_reserved, other_reserved);
-            CDBBatch* const writing = other.get();
-            in_flight = ingests ? std::async(std::launch::async, [this, writing] { m_db->IngestBatch(*writing); })
-                                : std::async(std::launch::async, [this, writing] { m_db->WriteBatch(*writing); });
-            in_flight_end = end;
-            in_flight_ingests = ingests;
-            ++overlapped;
-            if (!batch) {
-                batch = std::make_unique<CDBBatch>(*m_db);
-                batch_reserved = false;
-            }
-        } else {
-            other.reset();
-            m_db->WriteBatch(*batch);
-            written(end, /*partial=*/true);
-        }
-        batch->Clear();
-    };
+    // table files rather than through LevelDB's log and memtable, whose CPU
+    // set the pace of a flush (CDBBatchWriter). The cursor releases a
+    // batch's entries (cleans them, or erases them when spent) only once
+    // the batch is in the database.
+    CDBBatchWriter writer{*m_db, {.batch_bytes = m_options.batch_write_bytes, .ingest = m_bulk_load && m_options.ingest_tables},
+                          {.release = [&](void* end) { cursor.ReleaseUntil(static_cast<CoinsCachePair*>(end)); },
+                           .after_partial = [&] { if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options); },
+                           .sample = sample_rss}};
 
     if (m_bulk_load) {
         LogDebug(logging::Category::COINDB, "Bulk load: this flush writes no crash markers");
         // Nothing to repair or protect: a crash discards the database. 'B'
         // goes with the lowest coins of a load in key order (the first
         // batch of its first flush), not with the highest.
-        if (GetBestBlock() != best_block) batch->Write(DB_BEST_BLOCK, best_block);
-        if (!GetHeadBlocks().empty()) batch->Erase(DB_HEAD_BLOCKS);
+        if (GetBestBlock() != best_block) writer.Batch().Write(DB_BEST_BLOCK, best_block);
+        if (!GetHeadBlocks().empty()) writer.Batch().Erase(DB_HEAD_BLOCKS);
     } else {
         // First batch: from here until the last batch lands, the database
         // is a mix of old_tip and best_block.
-        batch->Erase(DB_BEST_BLOCK);
-        batch->Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
+        writer.Batch().Erase(DB_BEST_BLOCK);
+        writer.Batch().Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
     }
 
     size_t visited = 0;
@@ -362,51 +264,29 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         if (it->second.IsDirty()) {
             ++changed;
             if (it->second.coin.IsSpent()) {
-                batch->Erase(ConstCoinKey{it->first});
+                writer.Batch().Erase(ConstCoinKey{it->first});
             } else {
-                batch->Write(ConstCoinKey{it->first}, it->second.coin);
+                writer.Batch().Write(ConstCoinKey{it->first}, it->second.coin);
             }
         }
-        const size_t pending = batch->SizeEstimate();
-        // A batch keeps what it was reserved for across Clear(): one
-        // reserve per batch.
-        if (!batch_reserved && pending > RESERVE_BATCH_AFTER) {
-            batch->Reserve(m_options.batch_write_bytes + BATCH_CAP_HEADROOM);
-            batch_reserved = true;
-        }
-        if (pending > m_options.batch_write_bytes) {
-            LogDebug(logging::Category::COINDB, "Writing partial batch of {:.2f} MiB", pending / BYTES_PER_MIB);
-            write_partial(next);
-        }
+        writer.EntryDone(next);
         it = next;
     }
-    land_in_flight();
 
     if (!m_bulk_load) {
         // Last batch: the database is consistent with best_block again.
-        batch->Erase(DB_HEAD_BLOCKS);
-        batch->Write(DB_BEST_BLOCK, best_block);
+        writer.Batch().Erase(DB_HEAD_BLOCKS);
+        writer.Batch().Write(DB_BEST_BLOCK, best_block);
     }
-    LogDebug(logging::Category::COINDB, "Writing final batch of {:.2f} MiB", batch->SizeEstimate() / BYTES_PER_MIB);
-    sample_rss();
-    if (ingest && m_db->CanIngest(*batch)) {
-        m_db->IngestBatch(*batch);
-        run_end = cursor.End();
-        ++batches;
-        ++ingested;
-        commit_run();
-    } else {
-        commit_run();
-        m_db->WriteBatch(*batch);
-        written(cursor.End(), /*partial=*/false);
-    }
-    if (ingested > 0) {
+    writer.Finish(cursor.End());
+    const CDBBatchWriter::Stats& stats = writer.GetStats();
+    if (stats.ingested > 0) {
         LogDebug(logging::Category::COINDB, "{} of {} batches went into table files; {} table files ingested so far; the commit took {}ms",
-                 ingested, batches, m_db->IngestedFiles(), std::chrono::duration_cast<std::chrono::milliseconds>(committing).count());
+                 stats.ingested, stats.batches, m_db->IngestedFiles(), std::chrono::duration_cast<std::chrono::milliseconds>(stats.committing).count());
     }
-    LogDebug(logging::Category::COINDB, "The walk waited {}ms for batches written beside it", std::chrono::duration_cast<std::chrono::milliseconds>(waited).count());
+    LogDebug(logging::Category::COINDB, "The walk waited {}ms for batches written beside it", std::chrono::duration_cast<std::chrono::milliseconds>(stats.waited).count());
     const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    m_last_flush = {batches, changed, visited, took_ms, peak_rss, overlapped, ingested};
+    m_last_flush = {stats.batches, changed, visited, took_ms, peak_rss, stats.overlapped, stats.ingested};
     LogDebug(logging::Category::COINDB, "Committed {} changed transaction outputs (out of {}) to coin database...", changed, visited);
     // Written by default and without a category prefix, exactly as the
     // published batch-size measurements print it, so that their plotting
