@@ -437,25 +437,10 @@ struct CDBIterator::Impl {
 
 int dbwrapper_private::CompareKeys(std::string_view a, std::string_view b)
 {
-    const size_t common = std::min(a.size(), b.size());
-    size_t i = 0;
-    for (; i + sizeof(uint64_t) <= common; i += sizeof(uint64_t)) {
-        uint64_t word_a;
-        uint64_t word_b;
-        std::memcpy(&word_a, a.data() + i, sizeof(word_a));
-        std::memcpy(&word_b, b.data() + i, sizeof(word_b));
-        if (word_a == word_b) continue;
-        // Most significant byte first, as bytes compare.
-        if constexpr (std::endian::native == std::endian::little) {
-            word_a = __builtin_bswap64(word_a);
-            word_b = __builtin_bswap64(word_b);
-        }
-        return word_a < word_b ? -1 : 1;
-    }
-    for (; i < common; ++i) {
-        const auto byte_a = static_cast<unsigned char>(a[i]);
-        const auto byte_b = static_cast<unsigned char>(b[i]);
-        if (byte_a != byte_b) return byte_a < byte_b ? -1 : 1;
+    // Bytewise: the first byte that differs decides.
+    const size_t shared = dbwrapper_ingest::SharedPrefix(a, b);
+    if (shared < std::min(a.size(), b.size())) {
+        return static_cast<unsigned char>(a[shared]) < static_cast<unsigned char>(b[shared]) ? -1 : 1;
     }
     // One is a prefix of the other: the shorter sorts first.
     if (a.size() == b.size()) return 0;

@@ -36,8 +36,11 @@
 // fixed32/fixed64 are little-endian; varints are LevelDB's, 7 bits a byte,
 // low bits first (not serialize.h's VARINT).
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -96,6 +99,28 @@ inline const char* DecodeVarint(const char* p, const char* limit, uint64_t& n, i
     return nullptr;
 }
 void PutVarint(std::string& out, uint64_t n);
+
+// How many leading bytes `a` and `b` share, eight at a time: the table
+// encoder's prefix compression and the database's key order both ask it
+// for every key.
+inline size_t SharedPrefix(std::string_view a, std::string_view b)
+{
+    const size_t limit = std::min(a.size(), b.size());
+    size_t i = 0;
+    for (; i + sizeof(uint64_t) <= limit; i += sizeof(uint64_t)) {
+        uint64_t word_a;
+        uint64_t word_b;
+        std::memcpy(&word_a, a.data() + i, sizeof(word_a));
+        std::memcpy(&word_b, b.data() + i, sizeof(word_b));
+        if (word_a != word_b) {
+            // The first differing byte is the lowest set one on little-endian.
+            if constexpr (std::endian::native == std::endian::little) return i + std::countr_zero(word_a ^ word_b) / 8;
+            break;
+        }
+    }
+    while (i < limit && a[i] == b[i]) ++i;
+    return i;
+}
 void PutFixed(std::string& out, uint64_t n, size_t bytes);
 uint64_t GetFixed64(std::string_view in);
 

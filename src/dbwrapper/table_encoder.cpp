@@ -26,25 +26,6 @@ constexpr uint64_t TABLE_MAGIC = 0xdb4775248b80fb57ULL;
 constexpr size_t FOOTER_HANDLES_BYTES = 40;
 constexpr char NOT_COMPRESSED = 0;
 
-size_t SharedPrefix(std::string_view a, std::string_view b)
-{
-    const size_t limit = std::min(a.size(), b.size());
-    size_t i = 0;
-    for (; i + sizeof(uint64_t) <= limit; i += sizeof(uint64_t)) {
-        uint64_t word_a;
-        uint64_t word_b;
-        std::memcpy(&word_a, a.data() + i, sizeof(word_a));
-        std::memcpy(&word_b, b.data() + i, sizeof(word_b));
-        if (word_a != word_b) {
-            // The first differing byte is the lowest set one on little-endian.
-            if constexpr (std::endian::native == std::endian::little) return i + std::countr_zero(word_a ^ word_b) / 8;
-            break;
-        }
-    }
-    while (i < limit && a[i] == b[i]) ++i;
-    return i;
-}
-
 class InternalKeyOrder final : public leveldb::Comparator
 {
 public:
