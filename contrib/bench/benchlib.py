@@ -8,6 +8,7 @@ directory (a script's directory is on sys.path when it runs).
 import json
 import os
 import re
+import importlib.util
 import signal
 import socket
 import shutil
@@ -114,6 +115,27 @@ class Node:
                 pass
             node.proc.wait()
         cls.live.clear()
+
+
+# --- plots -------------------------------------------------------------------
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+REEXEC_ENV = "BENCH_MATPLOTLIB_REEXEC"
+
+
+def ensure_matplotlib():
+    """The Debian package installs matplotlib for /usr/bin/python3 only; a
+    python3 from elsewhere (pyenv, a venv) restarts the script under it."""
+    if importlib.util.find_spec("matplotlib"):
+        return
+    if os.environ.get(REEXEC_ENV) is None and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
+        probe = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True) \
+            if os.access(SYSTEM_PYTHON, os.X_OK) else None
+        if probe is not None and probe.returncode == 0:
+            print(f"{Path(sys.argv[0]).name}: no matplotlib for {sys.executable}; running under {SYSTEM_PYTHON}",
+                  file=sys.stderr)
+            os.execve(SYSTEM_PYTHON, [SYSTEM_PYTHON, *sys.argv], {**os.environ, REEXEC_ENV: "1"})
+    fail(f"no matplotlib for {sys.executable}: install python3-matplotlib")
 
 
 def port_in_use(port):

@@ -64,7 +64,6 @@ hardware. Times below a millisecond round to 0 in the BatchWrite line.
 
 import argparse
 import csv
-import importlib.util
 import json
 import math
 import os
@@ -80,7 +79,8 @@ import unittest
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchlib import Node, fail, flush_figures, fresh_dir, log_time, read_snapshot_header, run_tool
+from benchlib import (Node, ensure_matplotlib, fail, flush_figures, fresh_dir, log_time, read_snapshot_header,
+                      run_tool)
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
@@ -92,8 +92,6 @@ QUICK = {"coins": 2_000_000, "batch_sizes": [8 * MIB, 32 * MIB, 128 * MIB, 512 *
 PROFILE_RE = re.compile(r"none|hdd|sdcard|\d+(\.\d+)?,\d+(\.\d+)?(,\d+(\.\d+)?)?")
 BATCH_RE = re.compile(r"BatchWrite took=(\d+)ms, maxMem=(\d+)MiB")
 LOAD_START_RE = re.compile(r"\[snapshot\] loading \d+ coins")
-SYSTEM_PYTHON = "/usr/bin/python3"
-REEXEC_ENV = "FLUSH_SWEEP_REEXEC"
 
 START = time.monotonic()
 
@@ -433,20 +431,6 @@ def print_summary(summary):
 
 
 # --- plots -------------------------------------------------------------------
-
-def ensure_matplotlib():
-    """The Debian package installs matplotlib for /usr/bin/python3 only; a
-    python3 from elsewhere (pyenv, a venv) restarts the script under it."""
-    if importlib.util.find_spec("matplotlib"):
-        return
-    if os.environ.get(REEXEC_ENV) is None and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
-        probe = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True) \
-            if os.access(SYSTEM_PYTHON, os.X_OK) else None
-        if probe is not None and probe.returncode == 0:
-            print(f"flush_sweep.py: no matplotlib for {sys.executable}; running under {SYSTEM_PYTHON}", file=sys.stderr)
-            os.execve(SYSTEM_PYTHON, [SYSTEM_PYTHON, *sys.argv], {**os.environ, REEXEC_ENV: "1"})
-    fail(f"no matplotlib for {sys.executable}: install python3-matplotlib, or pass --no-plot")
-
 
 def representative(results, point):
     """The run of a point with the median flush total (the lower one of
