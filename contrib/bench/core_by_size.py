@@ -111,7 +111,7 @@ def plot(points, path, note):
                         fmt=style, capsize=3, label="coinsdb" if node == "coinsdb" else "Bitcoin Core")
         for xi, p in zip(x, points):
             ax.annotate(f"{p[f'ratio_{key}']:.2f}x", (xi, p[f"coinsdb_{key}"]["median"]), textcoords="offset points",
-                        xytext=(0, 8), ha="center", fontsize="small")
+                        xytext=(6, -6), ha="left", va="top", fontsize="small")
         ax.set_title(label)
         ax.set_xlabel("coins in the snapshot (millions)")
         ax.set_ylabel("seconds")
@@ -128,9 +128,14 @@ def plot(points, path, note):
 
 
 def git_commit():
-    result = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty", "--abbrev=7"],
-                            capture_output=True, text=True)
-    return result.stdout.strip() or "unknown"
+    """This checkout's commit, "-dirty" when its code (not its docs or
+    scripts) has changes: what the default build/src was built from."""
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    changed = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src", "CMakeLists.txt"],
+                             capture_output=True, text=True).stdout.strip()
+    return head.stdout.strip() + ("-dirty" if changed else "")
 
 
 def run_size(opts, coins, path):
