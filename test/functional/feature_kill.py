@@ -4,10 +4,18 @@
 - a snapshot load (loadtxoutset of a coinsdb-gensnapshot file),
 - a block replay (-loadblock of a coinsdb-genchain file),
 - a shutdown flush (the stop RPC after a replay that wrote nothing),
+- an ingesting snapshot load ('ingest'): the same load with a -dbcache that
+  holds the whole snapshot, so that its only flush is the final one and
+  every batch of it goes into table files, which the database takes at
+  once at the end of the flush (CDBWrapper::CommitIngest: the memtable
+  flushed, the database closed, the tables synced and renamed, a new
+  MANIFEST, the CURRENT switch, the directory synced, the database
+  reopened),
 
-each with -dbcache small enough (or, for the shutdown, large enough) that
-the moment falls in or between flushes, and -dbbatchsize=50000 so that a
-flush is dozens of LevelDB batches and a kill can leave it half written.
+each with -dbcache small enough (or, for the shutdown and the ingest, large
+enough) that the moment falls in or between flushes, and -dbbatchsize=50000
+so that a flush is dozens of LevelDB batches and a kill can leave it half
+written.
 
 After each kill the node must start cleanly and, once the interrupted work
 is finished (the snapshot loaded again if it is gone; -loadblock given again
@@ -19,7 +27,9 @@ that was never killed. On the way it must come back
   with it complete (two chainstates, the snapshot one at its base block with
   the snapshot's hash); never complete when the kill came before the end
   of its final flush, never without it when the kill came after the load
-  logged "validated";
+  logged "validated"; and, either way, the killed directory's CURRENT
+  named a MANIFEST that exists, and no ingest-*.ldb file (a table of an
+  uncommitted ingest) is left anywhere once the node has restarted;
 - after a replay or a shutdown flush: at the height of the last flush the
   killed node logged as done, or at the height of the flush the kill
   interrupted (rolled forward from 'H'); nothing older, nothing else.
@@ -29,9 +39,20 @@ Each kill is planned from a seeded random generator (the seed is logged;
 of the phase, as long as it took the reference node; or a uniform fraction
 into one of the phase's flushes, found by watching debug.log; or, for a
 snapshot load, within a millisecond of its final flush's end, when the hash
-check, the base files and the activation run. --kills sets the number of
-kills (default 10, spread over the three phases in turn); the long variant
-in doc/reliability.md runs 120.
+check, the base files and the activation run. An ingesting load's kills aim
+in turn before, during, after and around its commit: before, at a uniform
+moment of the table writes (a uniform batch of the reference's, then a
+uniform fraction of a batch's time); during, as soon as the first table
+file has been renamed or CURRENT has switched, seen by watching the
+directory without a pause from the last batch on; after, within a
+millisecond of the commit's log line; around, at a uniform moment from the
+last batch to a quarter past the reference's commit end. Where each kill
+landed is told from the killed node's log (the final batch and the end of
+the commit are logged) and, during the commit, from the files it left; a
+run with three ingest kills or more must have landed at least one before,
+one during and one after.
+--kills sets the number of kills (default 12, spread over the four phases
+in turn); the long variant in doc/reliability.md runs 120.
 """
 
 import http.client
@@ -51,8 +72,8 @@ from test_framework.chaingen import generate_chain
 from test_framework.test_framework import BitcoinTestFramework
 from test_framework.util import assert_equal, assert_greater_than, assert_in, assert_raises_rpc_error
 
-DEFAULT_KILLS = 10
-PHASES = ("snapshot", "replay", "shutdown")
+DEFAULT_KILLS = 12
+PHASES = ("snapshot", "replay", "shutdown", "ingest")
 SNAPSHOT_COINS = 200_000
 SNAPSHOT_HEIGHT = 300
 CHAIN_BLOCKS = 300
@@ -60,7 +81,8 @@ TXS_PER_BLOCK = 300
 BATCH_BYTES = 50_000
 # -dbcache=4: a snapshot load flushes every ~12,700 coins and a replay every
 # ~40 blocks. -dbcache=300 holds the whole replay, so that the shutdown
-# flush writes all of it.
+# flush writes all of it, and the whole snapshot (about 22 MB in the cache),
+# so that an ingesting load flushes once.
 SMALL_CACHE = ["-dbcache=4"]
 LARGE_CACHE = ["-dbcache=300"]
 # Kill moments are planned from log timestamps: they need microseconds.
@@ -79,6 +101,18 @@ RPC_INTERNAL_ERROR = -32603
 
 FLUSH_START = "[coindb] BatchWrite started"
 FLUSH_END = " BatchWrite took="
+PARTIAL_BATCH = "[coindb] Writing partial batch"
+# Logged before the final batch is ingested, and the commit follows at once.
+FINAL_BATCH = "[coindb] Writing final batch"
+INGEST_DONE_RE = re.compile(r"\[coindb\] (\d+) of (\d+) batches went into table files; (\d+) table files ingested so far; "
+                            r"the commit took (\d+)ms")
+# Where the kills of an ingesting load aim, in turn. The first three are
+# sure to land where they aim; 'around' lands in the last batch, the commit
+# (mostly its table syncs) or just after, as the commit's time (its syncs)
+# varies from run to run by a factor of four on a loaded machine.
+INGEST_TARGETS = ("before", "during", "after", "around")
+AROUND_SHARE = 1.25
+INGEST_FILE_RE = re.compile(r"^ingest-\d+\.ldb$")
 UPDATE_TIP_RE = re.compile(r"UpdateTip: new best=[0-9a-f]{64} height=(\d+) ")
 
 
@@ -162,6 +196,37 @@ class LogWatcher:
         return self.text
 
 
+def line_time(log, marker, last=False):
+    """The time of the first (or last) line of log holding marker."""
+    start = log.rindex(marker) if last else log.index(marker)
+    return log_time(log[log.rfind("\n", 0, start) + 1:])
+
+
+def ingest_files(directory):
+    try:
+        return {name for name in os.listdir(directory) if INGEST_FILE_RE.match(name)}
+    except FileNotFoundError:
+        return set()
+
+
+def read_current(directory):
+    try:
+        with open(os.path.join(directory, "CURRENT"), encoding="utf8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def leveldb_files(directory):
+    """What a killed node left of a LevelDB directory: the run files not yet
+    renamed, the numbers of the numbered tables, and the MANIFEST CURRENT
+    names (None without CURRENT)."""
+    names = os.listdir(directory) if os.path.isdir(directory) else []
+    tables = [int(name[:-4]) for name in names if re.fullmatch(r"\d+\.ldb", name)]
+    current = read_current(directory)
+    return len(ingest_files(directory)), tables, current.strip() if current is not None else None
+
+
 def final_flush_done(log):
     final = log.find(FINAL_FLUSH)
     return final >= 0 and "FlushSnapshotToDisk: completed" in log[final:]
@@ -171,19 +236,46 @@ class KillPlan:
     """When to kill: 'anytime', a uniform moment of the phase as long as it
     took the reference node; 'flush', a uniform fraction into one of the
     phase's flushes (as long as it took the reference); 'tail', for a
-    snapshot load only, within TAIL_SECONDS of its final flush's end."""
+    snapshot load only, within TAIL_SECONDS of its final flush's end (of
+    its commit for an ingesting load, whose other modes are below)."""
 
-    def __init__(self, rng, phase, flushes):
+    def __init__(self, rng, phase, flushes, ref=None, target=None):
         self.phase = phase
+        self.target = target
+        self.fraction = rng.random()
+        if phase == "ingest":
+            # 'batch': a uniform moment of the table writes; 'rename',
+            # 'switch': in the commit, at its files; 'tail': just after it;
+            # 'commit': a uniform moment from the last batch to a quarter
+            # past the reference's commit end.
+            self.mode = {"before": "batch", "during": rng.choice(["rename", "switch"]), "after": "tail", "around": "commit"}[target]
+            # Not the last of the partial batches: a fraction of a batch
+            # after it may be the commit ('commit' covers it).
+            self.batch = rng.randrange(1, ref["batches"] - 1)
+            self.batches = ref["batches"]
+            self.batch_seconds = ref["batch_seconds"]
+            self.around_seconds = ref["around_seconds"]
+            self.flush = None
+            return
         if phase == "snapshot":
             self.mode = rng.choices(["anytime", "flush", "tail"], weights=[2, 2, 1])[0]
         else:
             self.mode = rng.choice(["anytime", "flush"])
         self.flush = rng.randrange(len(flushes)) if self.mode == "flush" else None
         self.flush_seconds = flushes[self.flush] if self.mode == "flush" else None
-        self.fraction = rng.random()
 
     def describe(self, window):
+        if self.mode == "batch":
+            return "%.0f%% into batch %d of the table writes" % (self.fraction * 100, self.batch)
+        if self.mode == "commit":
+            return "%.1f ms after the last batch (on the reference, the commit ended %.1f ms after it)" % (
+                self.fraction * AROUND_SHARE * self.around_seconds * 1e3, self.around_seconds * 1e3)
+        if self.mode == "rename":
+            return "at the first table file renamed"
+        if self.mode == "switch":
+            return "at the CURRENT switch"
+        if self.phase == "ingest":
+            return "%.2f ms after the commit" % (self.fraction * TAIL_SECONDS * 1e3)
         if self.mode == "flush":
             return "%.0f%% into flush %d (%.1f ms on the reference)" % (self.fraction * 100, self.flush + 1, self.flush_seconds * 1e3)
         if self.mode == "tail":
@@ -197,7 +289,7 @@ class KillTest(BitcoinTestFramework):
 
     def add_options(self, parser):
         parser.add_argument("--kills", type=int, default=DEFAULT_KILLS,
-                            help="kills to make, spread over the three phases in turn (default: %(default)s)")
+                            help="kills to make, spread over the four phases in turn (default: %(default)s)")
         parser.add_argument("--seed", type=int, help="seed of the kill plan (default: a random one, logged)")
 
     def setup_nodes(self):
@@ -234,6 +326,33 @@ class KillTest(BitcoinTestFramework):
         node.stop_node()
         self.wipe(node)
         return want, window, flushes
+
+    def reference_ingest(self):
+        node = self.reference
+        node.start(self.snapshot_args + LARGE_CACHE)
+        offset = node.debug_log_size()
+        start = time.monotonic()
+        assert_equal(node.rpc_proxy(timeout=300).loadtxoutset(self.snapshot_path), self.loaded)
+        window = time.monotonic() - start
+        log = node.read_debug_log(offset)
+        flushes = flush_durations(log)
+        assert_equal(len(flushes), 1)
+        done = INGEST_DONE_RE.search(log)
+        assert done, "the load ingested nothing"
+        ingested, batches, files = (int(done.group(i)) for i in (1, 2, 3))
+        # Every batch of the only flush went into table files, and there are
+        # enough of them for kills to fall between.
+        assert_equal(ingested, batches)
+        assert_greater_than(batches, 10)
+        assert_equal(log.count(PARTIAL_BATCH), batches - 1)
+        final = line_time(log, FINAL_BATCH)
+        ref = {"window": window, "flushes": flushes, "batches": batches, "files": files,
+               "commit_seconds": line_time(log, done.group(0)) - final,
+               "around_seconds": line_time(log, done.group(0)) - line_time(log, PARTIAL_BATCH, last=True),
+               "batch_seconds": (final - line_time(log, FLUSH_START)) / (batches - 1), "want": utxo_stats(node)}
+        node.stop_node()
+        self.wipe(node)
+        return ref
 
     def reference_replay(self):
         node = self.reference
@@ -298,9 +417,44 @@ class KillTest(BitcoinTestFramework):
             earlier = watcher.poll().count(FLUSH_START)
             if wait_for(lambda log: log.count(FLUSH_START) - earlier > plan.flush, "flush %d" % (plan.flush + 1)):
                 time.sleep(plan.fraction * plan.flush_seconds)
+        elif plan.mode == "tail" and plan.phase == "ingest":
+            if wait_for(INGEST_DONE_RE.search, "the end of the commit"):
+                time.sleep(plan.fraction * TAIL_SECONDS)
         elif plan.mode == "tail":
             if wait_for(final_flush_done, "the end of the final flush"):
                 time.sleep(plan.fraction * TAIL_SECONDS)
+        elif plan.mode == "batch":
+            if wait_for(lambda log: log.count(PARTIAL_BATCH) >= plan.batch, "batch %d" % plan.batch):
+                time.sleep(plan.fraction * plan.batch_seconds)
+        elif plan.mode == "commit":
+            if wait_for(lambda log: log.count(PARTIAL_BATCH) >= plan.batches - 1, "the last batch"):
+                time.sleep(plan.fraction * AROUND_SHARE * plan.around_seconds)
+        elif plan.mode in ("rename", "switch"):
+            # From the last batch on: a loaded machine may not run this
+            # process soon enough to see the final batch logged in time.
+            if wait_for(lambda log: log.count(PARTIAL_BATCH) >= plan.batches - 1, "the last batch"):
+                directory = node.snapshot_chainstate_dir
+                if plan.mode == "rename":
+                    # The run's files are renamed in the run's order, here
+                    # (a file a batch) the order they were written in.
+                    run = sorted(ingest_files(directory), key=lambda name: int(name[7:-4]))
+                    first = os.path.join(directory, run[0]) if run else None
+                    changed = lambda: first is None or not os.path.exists(first)
+                else:
+                    # CURRENT is replaced by a rename: a new inode.
+                    current = os.path.join(directory, "CURRENT")
+                    inode = os.stat(current).st_ino
+                    changed = lambda: os.stat(current).st_ino != inode
+                # Without a pause: what follows the CURRENT switch in the
+                # commit (a directory sync and the reopen) can take less
+                # than a millisecond.
+                spins = 0
+                while not changed():
+                    spins += 1
+                    if spins % 1000 == 0:
+                        if done_marker in watcher.poll() or node.process.poll() is not None:
+                            break
+                        assert time.monotonic() < deadline, "%s never came" % plan.mode
         else:
             delay = start + plan.fraction * window - time.monotonic()
             if delay > 0:
@@ -324,19 +478,30 @@ class KillTest(BitcoinTestFramework):
 
     def kill_snapshot_load(self, plan, ref):
         node = self.victim
-        node.start(self.snapshot_args + SMALL_CACHE)
+        cache = LARGE_CACHE if plan.phase == "ingest" else SMALL_CACHE
+        node.start(self.snapshot_args + cache)
         watcher = LogWatcher(node, node.debug_log_size())
         start = time.monotonic()
         loader, outcome = self.start_load(node)
         code = self.kill_at(node, plan, watcher, start, ref["window"], "[snapshot] successfully activated")
         loader.join()
         killed = watcher.poll()
-        landed = self.snapshot_stage(killed)
+        left = leveldb_files(node.snapshot_chainstate_dir)
+        landed = self.ingest_stage(killed, left, ref) if plan.phase == "ingest" else self.snapshot_stage(killed)
         had_dir = os.path.isdir(node.snapshot_chainstate_dir)
+        # CURRENT is replaced whole (a temporary file renamed over it), and
+        # only once the MANIFEST it names is written.
+        if left[2] is not None:
+            assert os.path.isfile(os.path.join(node.snapshot_chainstate_dir, left[2])), "CURRENT names %s, which is missing" % left[2]
 
         offset = node.debug_log_size()
-        node.start(self.snapshot_args + SMALL_CACHE)
+        node.start(self.snapshot_args + cache)
         restart = node.read_debug_log(offset)
+        # A run the kill interrupted is deleted, whether its directory is
+        # kept or not; nothing else names such files.
+        for root, _, names in os.walk(node.net_dir):
+            leftover = [name for name in names if INGEST_FILE_RE.match(name)]
+            assert not leftover, "%s left in %s after the restart" % (leftover, root)
         chainstates = node.getchainstates()["chainstates"]
         if len(chainstates) == 1:
             outcome_text = "absent"
@@ -376,6 +541,24 @@ class KillTest(BitcoinTestFramework):
         if flush is not None:
             return "in the final flush (%d batches logged)" % flush
         return "hash check or base files"
+
+    @staticmethod
+    def ingest_stage(log, left, ref):
+        """Where a kill landed relative to an ingesting load's commit."""
+        if FINAL_BATCH not in log:
+            if FLUSH_START not in log:
+                return "before the commit (reading coins)"
+            return "before the commit (in the table writes, %d of %d batches logged)" % (log.count(PARTIAL_BATCH), ref["batches"])
+        if not INGEST_DONE_RE.search(log):
+            unrenamed, tables, current = left
+            # The new MANIFEST takes a number above every renamed table; the
+            # one in force before the commit is below them all.
+            switched = bool(tables) and current is not None and int(current.split("-")[1]) > max(tables)
+            return "during the commit (%d of %d table files not renamed yet, CURRENT %s)" % (
+                unrenamed, ref["files"], "switched" if switched else "not switched")
+        if "[snapshot] validated snapshot" in log:
+            return "after the commit (after the load)"
+        return "after the commit (hash check or base files)"
 
     def kill_replay(self, plan, ref):
         node = self.victim
@@ -453,7 +636,13 @@ class KillTest(BitcoinTestFramework):
         chain_want, replay_window, replay_flushes = self.reference_replay()
         self.log.info("Reference: replay it with -dbcache=300, then stop")
         shutdown_window, shutdown_flushes = self.reference_shutdown(chain_want)
+        self.log.info("Reference: load the snapshot with -dbcache=300, every batch ingested")
+        ingest_ref = self.reference_ingest()
+        assert_equal(ingest_ref["want"], snap_want)
+        self.log.info("Reference ingest: %d batches into %d table files, %.1f ms a batch, the commit %.1f ms",
+                      ingest_ref["batches"], ingest_ref["files"], ingest_ref["batch_seconds"] * 1e3, ingest_ref["commit_seconds"] * 1e3)
         refs = {
+            "ingest": ingest_ref,
             "snapshot": {"want": snap_want, "window": snap_window, "flushes": snap_flushes},
             "replay": {"want": chain_want, "window": replay_window, "flushes": replay_flushes},
             "shutdown": {"want": chain_want, "window": shutdown_window, "flushes": shutdown_flushes},
@@ -469,9 +658,10 @@ class KillTest(BitcoinTestFramework):
         while kills < self.options.kills:
             phase = PHASES[kills % len(PHASES)]
             ref = refs[phase]
-            plan = KillPlan(rng, phase, ref["flushes"])
+            target = INGEST_TARGETS[len(results[phase]) % len(INGEST_TARGETS)] if phase == "ingest" else None
+            plan = KillPlan(rng, phase, ref["flushes"], ref, target)
             label = "Kill %d/%d (%s, %s)" % (kills + 1, self.options.kills, phase, plan.describe(ref["window"]))
-            if phase == "snapshot":
+            if phase in ("snapshot", "ingest"):
                 code, landed, outcome = self.kill_snapshot_load(plan, ref)
             elif phase == "replay":
                 code, (landed, outcome) = self.kill_replay(plan, ref)
@@ -490,6 +680,10 @@ class KillTest(BitcoinTestFramework):
             self.log.info("%s: landed %s; %s; UTXO set equals the reference's", label, landed, outcome)
 
         self.log_figures(results, misses)
+        if len(results["ingest"]) >= 3:
+            hit = {landed.split(" (")[0] for landed, _ in results["ingest"]}
+            for target in INGEST_TARGETS[:3]:
+                assert "%s the commit" % target in hit, "no ingest kill landed %s the commit" % target
 
     def log_figures(self, results, misses):
         for phase in PHASES:
@@ -504,8 +698,10 @@ class KillTest(BitcoinTestFramework):
                 where[key] = where.get(key, 0) + 1
                 key = re.sub(r" \d+$", "", outcome) if phase == "replay" else outcome
                 outcomes[key] = outcomes.get(key, 0) + 1
-            self.log.info("Figures %s: %d kills, all survived, %d in a flush; landed %s; came back %s", phase, len(entries),
-                          in_flush, ", ".join("%s: %d" % item for item in sorted(where.items())),
+            # An ingesting load's kills are all in or around its only flush.
+            flushed = "" if phase == "ingest" else ", %d in a flush" % in_flush
+            self.log.info("Figures %s: %d kills, all survived%s; landed %s; came back %s", phase, len(entries),
+                          flushed, ", ".join("%s: %d" % item for item in sorted(where.items())),
                           ", ".join("%s: %d" % item for item in sorted(outcomes.items())))
         self.log.info("Figures: %d kills survived with nothing lost; %d tries ended before the kill and were not counted",
                       sum(len(e) for e in results.values()), misses)
