@@ -102,6 +102,7 @@ struct HTTPRPCServer::Impl {
     // it, while the close callback always runs. Reading is paused meanwhile,
     // so a connection has at most one such request.
     std::set<evhttp_connection*> busy;
+    uint64_t replies_lost{0};
 
     ~Impl() { FreeLibevent(); }
 
@@ -112,7 +113,9 @@ struct HTTPRPCServer::Impl {
     void WorkerLoop();
     Reply Process(WorkItem& item);
     void PostReply(Reply reply);
-    void Finished(evhttp_connection* connection);
+    // closed: the connection is going away, so a request still in busy
+    // never had its reply fully written.
+    void Finished(evhttp_connection* connection, bool closed = false);
 
     static void OnRequest(evhttp_request* request, void* arg);
     static void OnComplete(evhttp_request* request, void* arg);
@@ -301,13 +304,13 @@ void HTTPRPCServer::Impl::OnComplete(evhttp_request* request, void* arg)
 
 void HTTPRPCServer::Impl::OnConnectionClose(evhttp_connection* connection, void* arg)
 {
-    static_cast<Impl*>(arg)->Finished(connection);
+    static_cast<Impl*>(arg)->Finished(connection, /*closed=*/true);
 }
 
-void HTTPRPCServer::Impl::Finished(evhttp_connection* connection)
+void HTTPRPCServer::Impl::Finished(evhttp_connection* connection, bool closed)
 {
     std::lock_guard lock{mutex};
-    busy.erase(connection);
+    if (busy.erase(connection) && closed) ++replies_lost;
     idle_cv.notify_all();
 }
 
@@ -411,3 +414,9 @@ bool HTTPRPCServer::Stop()
 }
 
 std::vector<uint16_t> HTTPRPCServer::BoundPorts() const { return m_impl->ports; }
+
+uint64_t HTTPRPCServer::RepliesLost() const
+{
+    std::lock_guard lock{m_impl->mutex};
+    return m_impl->replies_lost;
+}

@@ -79,6 +79,11 @@ public:
 
     // The ports actually bound, in bind order (useful with port 0).
     std::vector<uint16_t> BoundPorts() const;
+    // Replies whose connection closed before they were fully written: the
+    // client hung up, the write failed or the idle timeout fired. Counted so
+    // that a test can tell that such a write really happened (a reply that
+    // is merely late would not show here).
+    uint64_t RepliesLost() const;
 
 private:
     struct Impl;

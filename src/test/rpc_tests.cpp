@@ -525,6 +525,23 @@ BOOST_AUTO_TEST_CASE(cli_arguments_and_output)
 
 namespace {
 
+// Long enough for a loaded sanitizer build; reached only when the scenario
+// a test waits for never happens.
+constexpr auto WAIT_LIMIT{std::chrono::seconds{60}};
+
+// Waits for done() to hold, instead of sleeping and hoping; false when it
+// still does not hold after WAIT_LIMIT.
+template <typename Done>
+bool WaitUntil(Done done)
+{
+    const auto deadline = std::chrono::steady_clock::now() + WAIT_LIMIT;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+    return true;
+}
+
 // A server on 127.0.0.1 with an OS-chosen port, answering through an
 // RPCTable that has a slow method, a gate the test opens, and "stop".
 struct ServerFixture : TempDirFixture {
@@ -534,6 +551,9 @@ struct ServerFixture : TempDirFixture {
     std::promise<void> gate;
     std::shared_future<void> gate_open{gate.get_future().share()};
     std::promise<void> stop_called;
+    // Replies the table gave with RPC_IN_WARMUP, counted once they are built
+    // so that a count seen means the warmup was really met.
+    std::atomic<int> warmup_replies{0};
 
     ServerFixture()
     {
@@ -554,8 +574,16 @@ struct ServerFixture : TempDirFixture {
         options.port = 0;
         options.auth_credentials = {"user:secret", "__cookie__:abc"};
         options.worker_threads = 2;
+        // Beyond WAIT_LIMIT: only a client that hung up, never the idle
+        // timeout, may close a connection while a test waits.
+        options.server_timeout_seconds = 600;
         std::string error;
-        BOOST_REQUIRE_MESSAGE(server.Start(options, [this](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); }, error), error);
+        const auto handler = [this](const std::string& body, int& status) {
+            std::string reply = table.HandleHTTPBody(body, status);
+            if (reply.find("\"code\":" + std::to_string(RPC_IN_WARMUP) + ",") != std::string::npos) ++warmup_replies;
+            return reply;
+        };
+        BOOST_REQUIRE_MESSAGE(server.Start(options, handler, error), error);
         BOOST_REQUIRE_EQUAL(server.BoundPorts().size(), 1u);
         port = server.BoundPorts()[0];
         BOOST_REQUIRE(port != 0);
@@ -650,7 +678,9 @@ BOOST_FIXTURE_TEST_CASE(client_hanging_up_does_not_delay_stop, ServerFixture)
     // A reply too big for the socket buffers, to a client that has gone:
     // the write fails and evhttp frees the connection without completing
     // the request. Stop() must not wait for it.
-    table.Register({"test", "big", {}, "big\n", [this](const JSONRPCRequest&) -> json {
+    std::promise<void> handler_started;
+    table.Register({"test", "big", {}, "big\n", [&](const JSONRPCRequest&) -> json {
+                        handler_started.set_value();
                         gate_open.wait();
                         return std::string(20'000'000, 'x');
                     }});
@@ -665,15 +695,20 @@ BOOST_FIXTURE_TEST_CASE(client_hanging_up_does_not_delay_stop, ServerFixture)
     const std::string request = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic " + EncodeBase64("user:secret") +
                                 "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     BOOST_REQUIRE_EQUAL(send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
-    std::this_thread::sleep_for(std::chrono::milliseconds{200});
+    // Hanging up before the server has read the request would test nothing:
+    // evhttp would drop the connection and no handler would run.
+    BOOST_REQUIRE(handler_started.get_future().wait_for(WAIT_LIMIT) == std::future_status::ready);
     close(fd);
     gate.set_value();
-    std::this_thread::sleep_for(std::chrono::milliseconds{500});
+    // The write to the closed socket failed, or the test would pass on a
+    // reply that was never written.
+    BOOST_REQUIRE(WaitUntil([&] { return server.RepliesLost() == 1; }));
     BOOST_CHECK_EQUAL(Post(R"({"method":"getblockcount","id":1})").status, 200);
     // Not a timing check: a sanitizer build needs seconds just to build the
     // reply. Stop() says whether it gave up waiting on a connection, which
     // is what happened when the request, not the connection, was tracked.
     BOOST_CHECK(server.Stop());
+    BOOST_CHECK_EQUAL(server.RepliesLost(), 1u);
 }
 
 // -getinfo's progress bar: one of 20 blocks per started 5%, filled then
@@ -792,8 +827,12 @@ BOOST_FIXTURE_TEST_CASE(bitcoin_cli_connection_failure_and_rpcwait, ServerFixtur
     table.SetWarmup(true, "Loading block index…");
     BOOST_CHECK(Cli({"-rpcuser=user", "-rpcpassword=secret", "getblockcount"}) ==
                 CliResult(1, "", "error code: -28\nerror message:\nLoading block index…\n"));
-    auto waiting = std::async(std::launch::async, [this] { return Cli({"-rpcuser=user", "-rpcpassword=secret", "-rpcwait", "getblockcount"}); });
-    std::this_thread::sleep_for(std::chrono::milliseconds{300});
+    const int warmup_replies_before = warmup_replies;
+    // The timeout bounds the test should the warmup never end.
+    auto waiting = std::async(std::launch::async, [this] { return Cli({"-rpcuser=user", "-rpcpassword=secret", "-rpcwait", "-rpcwaittimeout=60", "getblockcount"}); });
+    // Its first call must meet the warmup: ended any earlier, the call
+    // below would succeed without -rpcwait having retried anything.
+    BOOST_REQUIRE(WaitUntil([&] { return warmup_replies > warmup_replies_before; }));
     table.SetWarmup(false, "");
     BOOST_CHECK(waiting.get() == CliResult(0, "42\n", ""));
 }
