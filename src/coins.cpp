@@ -429,7 +429,9 @@ CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
     // base is captured now: the workers never read this overlay's members
     // but m_inputs and m_input_head.
     std::vector<std::function<void()>> readers(std::min(workers, m_inputs.size()), [this, base = m_base] {
-        while (ProcessInput(*base)) {}
+        uint64_t read = 0;
+        while (ProcessInput(*base)) ++read;
+        m_inputs_read_by_workers.fetch_add(read, std::memory_order_relaxed);
     });
     auto futures = m_thread_pool->Submit(std::move(readers));
     if (!futures) {
@@ -441,6 +443,7 @@ CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
         return CreateResetGuard();
     }
     m_futures = std::move(*futures);
+    m_inputs_queued_total += m_inputs.size();
     return CreateResetGuard();
 }
 

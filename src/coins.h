@@ -690,6 +690,12 @@ public:
     // calling thread has taken so far, in order. 0 and 0 with no fetch.
     size_t InputsQueued() const { return m_inputs.size(); }
     size_t InputsTaken() const { return m_input_tail; }
+    // Over every fetch since construction: the inputs queued, and how many
+    // of them the workers read (the calling thread reads the others while
+    // it waits). Without the second, a replay with workers that never ran
+    // would look exactly like one where they did: the answers are the same.
+    uint64_t InputsQueuedTotal() const { return m_inputs_queued_total; }
+    uint64_t InputsReadByWorkers() const { return m_inputs_read_by_workers.load(std::memory_order_relaxed); }
 
 protected:
     std::optional<Coin> FetchCoinFromBase(const COutPoint& outpoint) const override;
@@ -738,6 +744,8 @@ private:
     // The next slot the calling thread will take, if asked for its coin.
     mutable size_t m_input_tail{0};
     std::vector<std::future<void>> m_futures;
+    uint64_t m_inputs_queued_total{0};
+    std::atomic<uint64_t> m_inputs_read_by_workers{0};
 };
 
 // Adds every output of `tx` to `view` as a coin of `height`: Core's step of

@@ -46,6 +46,13 @@ BlockProcessor::BlockProcessor(const CChainParams& params, BlockManager& blockma
 
 BlockProcessor::~BlockProcessor() = default;
 
+void BlockProcessor::LogPrevoutFetchSummary() const
+{
+    if (!m_connect_view) return;
+    LogInfo("Block input prevout fetching: the workers read {} of the {} inputs queued",
+            m_connect_view->InputsReadByWorkers(), m_connect_view->InputsQueuedTotal());
+}
+
 void BlockProcessor::MarkLinked(CBlockIndex& first)
 {
     // Linking a block can link the stored descendants that waited for it.

@@ -101,6 +101,9 @@ public:
     size_t WaitingBlocks() const { return m_waiting.size(); }
     uint64_t ConnectedBlocks() const { return m_connected_blocks; }
     uint64_t ConnectedTxs() const { return m_connected_txs; }
+    // With fetch threads, logs how many of the inputs queued for them so
+    // far the workers read (the proof, for a test, that they did).
+    void LogPrevoutFetchSummary() const;
 
 private:
     // Connects the block of `index`: the copy kept in m_accepted when there

@@ -116,6 +116,7 @@ void ImportBlocks(NodeContext& node, const InitOptions& options)
     std::lock_guard lock{node.chainman->Mutex()};
     const int tip_height = node.processor->ActiveChain().Height();
     LogInfo("Block import finished: tip at height {}", tip_height);
+    node.processor->LogPrevoutFetchSummary();
     // A restart that repaired a crashed flush may already stand at the stop
     // height; nothing would be connected to trigger the stop, so check here.
     const int stop_height = node.processor->Options().stop_at_height;

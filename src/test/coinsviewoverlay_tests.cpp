@@ -7,6 +7,7 @@
 //   with 0, 1, 2 and 4 workers and in a plain CCoinsViewCache over an
 //   identical tip: every answer, every moved-out coin and the coin sets
 //   after each block are the same, and the overlay's tip is never filled;
+// - the inputs read by the workers are counted;
 // - a read that throws on a worker is thrown again on the calling thread;
 //   a pool that refuses the tasks leaves a serial read; Flush, Reset and
 //   the guard end the fetch;
@@ -27,6 +28,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +36,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -433,6 +436,43 @@ BOOST_AUTO_TEST_CASE(refused_tasks_fall_back_to_serial_reads)
     BOOST_CHECK_MESSAGE(log.find("Failed to submit prevout fetch tasks (Interrupted); falling back to single-threaded fetching for this block.") != std::string::npos, log);
     BOOST_CHECK_EQUAL(overlay.InputsQueued(), 0U);
     BOOST_CHECK_EQUAL(overlay.AccessCoin(outpoint).out.nValue, 7);
+}
+
+// The workers' count is what tells a replay whose workers read ahead from
+// one whose calling thread read everything: the answers are the same. With
+// the calling thread asking for nothing, only the workers can read the
+// queued inputs; the totals add up over fetches, and stay 0 without workers.
+BOOST_AUTO_TEST_CASE(inputs_read_by_workers_are_counted)
+{
+    Chainstate chain{"counted"};
+    const auto out = [](uint32_t n) { return COutPoint{HashFromByte(0x25), n}; };
+    for (uint32_t n = 0; n < 30; ++n) chain.tip.AddCoin(out(n), Coin{CTxOut{n + 1, CScript(5, 0x53)}, 3, false}, /*possible_overwrite=*/false);
+    CBlock block;
+    block.vtx.push_back(MakeCoinbase(12, COIN));
+    for (uint32_t n = 0; n < 30; ++n) block.vtx.push_back(MakeTx({out(n)}, {Coin{CTxOut{1, CScript(5, 0x52)}, 0, false}}, n));
+    // An input spending an output of the block is never queued.
+    block.vtx.push_back(MakeTx({COutPoint{block.vtx[1]->GetHash(), 0}}, {Coin{CTxOut{1, CScript(5, 0x52)}, 0, false}}, 99));
+
+    CoinsViewOverlay overlay{&chain.tip, StartedPool(2), /*deterministic=*/true};
+    BOOST_CHECK_EQUAL(overlay.InputsQueuedTotal(), 0U);
+    BOOST_CHECK_EQUAL(overlay.InputsReadByWorkers(), 0U);
+    for (uint64_t fetch = 1; fetch <= 2; ++fetch) {
+        const auto guard = overlay.StartFetching(block);
+        BOOST_CHECK_EQUAL(overlay.InputsQueuedTotal(), 30 * fetch);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+        while (overlay.InputsReadByWorkers() < 30 * fetch && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds{1});
+        }
+        BOOST_CHECK_EQUAL(overlay.InputsReadByWorkers(), 30 * fetch);
+    }
+
+    CoinsViewOverlay serial{&chain.tip, nullptr, /*deterministic=*/true};
+    {
+        const auto guard = serial.StartFetching(block);
+        BOOST_CHECK_EQUAL(serial.AccessCoin(out(0)).out.nValue, 1);
+    }
+    BOOST_CHECK_EQUAL(serial.InputsQueuedTotal(), 0U);
+    BOOST_CHECK_EQUAL(serial.InputsReadByWorkers(), 0U);
 }
 
 // Each way out of a block ends its fetch: Flush before writing, Reset, the

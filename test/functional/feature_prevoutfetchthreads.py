@@ -7,13 +7,18 @@ A chain from coinsdb-genchain is replayed with -loadblock under a 4 MiB
 0, 1 and 2 fetch threads and with 40 (capped at 16): every run ends at the
 same tip and the same gettxoutsetinfo, hash_serialized_3 included, which
 is the generator's own count of coins and amount. The runs with workers
-write the coins cache at the same blocks, with the same number of writes.
--reindex-chainstate with 2 threads rebuilds that set again. A negative or
+write the coins cache at the same blocks, with the same number of writes,
+and their workers really read inputs: the summary logged after the import
+says how many of the inputs queued they read (the same answers come out
+when the connecting thread reads everything itself, so only this count
+shows that the workers ran). -reindex-chainstate with 2 threads rebuilds
+that set again, its workers reading too. A negative or
 non-numeric value stops start-up with its error, before anything is
 written.
 """
 
 import os
+import re
 import shutil
 from decimal import Decimal
 
@@ -31,6 +36,20 @@ def flush_heights(log):
     lines = log.splitlines()
     return [line.split(" height=")[1].split(" ")[0] for line, following in zip(lines, lines[1:])
             if "UpdateTip" in line and "BatchWrite took=" in following]
+
+
+def fetch_summary(log):
+    """(inputs the workers read, inputs queued) from the line logged after
+    the import; None when there is none (no fetch threads)."""
+    found = re.findall(r"Block input prevout fetching: the workers read (\d+) of the (\d+) inputs queued", log)
+    assert len(found) <= 1, found
+    return tuple(int(n) for n in found[0]) if found else None
+
+
+def assert_workers_read(summary):
+    assert summary is not None
+    read, queued = summary
+    assert 0 < read <= queued, summary
 
 
 def utxo_stats(node):
@@ -83,10 +102,14 @@ class PrevoutFetchThreadsTest(BitcoinTestFramework):
                           stats["hash_serialized_3"], stats["txouts"], log.count("BatchWrite took="))
             runs[threads] = (stats, log)
             shown = {"0": None, "1": 1, "2": 2, "40": 16}[threads]
+            summary = fetch_summary(log)
             if shown is None:
                 assert "Block input prevout fetching uses" not in log, log[-2000:]
+                assert_equal(summary, None)
             else:
                 assert "Block input prevout fetching uses %d additional threads" % shown in log, log[-2000:]
+                self.log.info("  the workers read %d of the %d inputs queued", *summary)
+                assert_workers_read(summary)
         want = runs["0"][0]
         for threads, (stats, _) in runs.items():
             assert_equal(stats, want)
@@ -94,6 +117,10 @@ class PrevoutFetchThreadsTest(BitcoinTestFramework):
         assert_equal(want["bestblock"], report["tip_hash"])
         assert_equal(want["txouts"], report["utxos"])
         assert_equal(want["total_amount"], Decimal(report["total_amount"]))
+        # The same blocks queue the same inputs, however many read them.
+        queued = {threads: fetch_summary(log)[1] for threads, (_, log) in runs.items() if threads != "0"}
+        assert_equal(queued["2"], queued["1"])
+        assert_equal(queued["40"], queued["1"])
 
         self.log.info("With workers, the coins cache is written at the same blocks whatever their number")
         writes = {threads: log.count("BatchWrite took=") for threads, (_, log) in runs.items()}
@@ -111,6 +138,9 @@ class PrevoutFetchThreadsTest(BitcoinTestFramework):
         node.wait_for_debug_log("Block import finished", offset=offset, timeout=120)
         assert_equal(utxo_stats(node), want)
         node.stop_node()
+        summary = fetch_summary(node.read_debug_log(offset))
+        assert_workers_read(summary)
+        assert_equal(summary[1], queued["1"])
 
 
 if __name__ == "__main__":
