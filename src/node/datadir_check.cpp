@@ -29,10 +29,30 @@ bool Holds(const std::filesystem::path& path)
     return ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
 }
 
+// An empty directory holds no one's data: an operator may prepare blocks/
+// or chainstate/ before the first start, often as a symlink to another
+// disk, which is followed here. Not chainstate_snapshot/: start-up takes an
+// empty one for an unfinished snapshot load and deletes it. Anything that
+// cannot be read, a dangling symlink included, is not empty.
+bool IsEmptyDirectory(const std::filesystem::path& path, std::string_view name)
+{
+    if (name == "chainstate_snapshot") return false;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec) || ec) return false;
+    const bool empty = std::filesystem::is_empty(path, ec);
+    return empty && !ec;
+}
+
+bool HoldsChainData(const std::filesystem::path& chain_dir, std::string_view name)
+{
+    const auto path = chain_dir / name;
+    return Holds(path) && !IsEmptyDirectory(path, name);
+}
+
 bool HoldsChainData(const std::filesystem::path& chain_dir)
 {
     for (const auto name : CHAIN_DATA) {
-        if (Holds(chain_dir / name)) return true;
+        if (HoldsChainData(chain_dir, name)) return true;
     }
     return false;
 }
@@ -43,7 +63,7 @@ void FindInChainDir(const std::filesystem::path& datadir, const std::string& sub
     const auto relative = [&](std::string_view name) { return sub.empty() ? std::string{name} : sub + "/" + std::string{name}; };
     if (!Holds(chain_dir / DATADIR_MARKER_FILE)) {
         for (const auto name : CHAIN_DATA) {
-            if (Holds(chain_dir / name)) found.push_back(relative(name));
+            if (HoldsChainData(chain_dir, name)) found.push_back(relative(name));
         }
     }
     for (const auto name : CORE_DATA) {

@@ -19,7 +19,10 @@
 // coinsdb writes the marker into a chain directory before anything else,
 // when that directory holds no chain data yet. A chain directory is foreign
 // when it holds Core data (Core has run there, marker or not), or chain data
-// without the marker (someone else wrote it). The formats are the same, so
+// without the marker (someone else wrote it). An empty blocks/ or
+// chainstate/ directory, or a symlink to one, is not chain data: it holds
+// no one's data, and operators prepare them (on another disk) before the
+// first start. An empty Core-only entry still counts, as Core made it. The formats are the same, so
 // coinsdb could read most of it; it refuses anyway because it does not verify
 // scripts: the block index entries and chainstate it writes would be trusted
 // by Core, -reindex/-reindex-chainstate would throw away Core's work, and

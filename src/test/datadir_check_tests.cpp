@@ -49,23 +49,30 @@ BOOST_AUTO_TEST_CASE(foreign_entries)
         {{},                                                                {}},
         {{"bitcoin.conf", "debug.log", ".lock", ".cookie", "bitcoind.pid"}, {}},
         // Bitcoin Core's regtest datadir as the reference template holds it.
-        {{"regtest/blocks/xor.dat", "regtest/blocks/index/", "regtest/chainstate/"},
+        {{"regtest/blocks/xor.dat", "regtest/blocks/index/", "regtest/chainstate/CURRENT"},
                                                                             {"regtest/blocks", "regtest/chainstate"}},
         {{"regtest/coinsdb_datadir", "regtest/blocks/", "regtest/chainstate/"}, {}},
-        {{"blocks/"},                                                       {"blocks"}},
+        // Empty blocks/ and chainstate/ hold no one's data: prepared for a
+        // first start. Anything in them, even an empty directory, is data.
+        {{"blocks/", "chainstate/", "regtest/blocks/", "regtest/chainstate/"}, {}},
+        {{"blocks/index/", "chainstate/CURRENT"},                           {"blocks", "chainstate"}},
+        {{"regtest/blocks/xor.dat", "regtest/chainstate/"},                 {"regtest/blocks"}},
+        // An empty chainstate_snapshot/ would be taken for an unfinished load.
         {{"chainstate_snapshot/"},                                          {"chainstate_snapshot"}},
         {{"coinsdb_datadir", "blocks/", "chainstate/", "chainstate_snapshot/"}, {}},
         // The marker is per chain directory: main's says nothing of regtest's.
-        {{"coinsdb_datadir", "blocks/", "regtest/chainstate/"},             {"regtest/chainstate"}},
-        {{"regtest/coinsdb_datadir", "blocks/", "regtest/blocks/"},          {"blocks"}},
+        {{"coinsdb_datadir", "blocks/", "regtest/chainstate/LOG"},          {"regtest/chainstate"}},
+        {{"regtest/coinsdb_datadir", "blocks/xor.dat", "regtest/blocks/"},   {"blocks"}},
         // Core's own files count with or without the marker.
         {{"coinsdb_datadir", "blocks/", "settings.json"},                   {"settings.json"}},
         {{"regtest/coinsdb_datadir", "regtest/wallets/"},                   {"regtest/wallets"}},
+        // Core made them, even empty.
+        {{"wallets/", "regtest/indexes/"},                                  {"wallets", "regtest/indexes"}},
         {{"wallet.dat", "database/", "peers.dat", "anchors.dat", "banlist.json", "banlist.dat", "mempool.dat",
           "fee_estimates.dat", "indexes/", "onion_v3_private_key", "i2p_private_key"},
          {"wallet.dat", "database", "peers.dat", "anchors.dat", "banlist.json", "banlist.dat", "mempool.dat",
           "fee_estimates.dat", "indexes", "onion_v3_private_key", "i2p_private_key"}},
-        {{"testnet3/blocks/", "testnet4/settings.json", "signet/chainstate/"},
+        {{"testnet3/blocks/index/", "testnet4/settings.json", "signet/chainstate/LOG"},
                                                                             {"testnet3/blocks", "testnet4/settings.json", "signet/chainstate"}},
         // Names that only look alike are not Core's.
         {{"blocks.bak/", "regtest2/blocks/", "wallets.txt"},                {}},
@@ -87,6 +94,37 @@ BOOST_AUTO_TEST_CASE(a_symlink_counts_even_when_dangling)
     TempDirFixture dir;
     std::filesystem::create_directory_symlink(dir.m_path / "elsewhere", dir.m_path / "blocks");
     BOOST_CHECK(node::FindForeignData(dir.m_path) == std::vector<std::string>{"blocks"});
+    std::string error;
+    BOOST_CHECK(node::MarkNewChainDir(dir.m_path, error));
+    BOOST_CHECK(!std::filesystem::exists(dir.m_path / node::DATADIR_MARKER_FILE));
+}
+
+// The operator's way to put the chain on another disk before the first
+// start: the link is followed, and what decides is the directory it leads to.
+BOOST_AUTO_TEST_CASE(a_symlink_to_an_empty_directory_is_new)
+{
+    TempDirFixture dir;
+    const auto disk = dir.m_path / "disk";
+    const auto chain_dir = dir.m_path / "datadir" / "regtest";
+    MakeEntries(dir.m_path, {"disk/chainstate/", "disk/blocks/", "datadir/regtest/"});
+    std::filesystem::create_directory_symlink(disk / "chainstate", chain_dir / "chainstate");
+    std::filesystem::create_directory_symlink(disk / "blocks", chain_dir / "blocks");
+    BOOST_CHECK(node::FindForeignData(dir.m_path / "datadir").empty());
+
+    // Filled by someone else before coinsdb marked the chain directory.
+    MakeEntries(disk, {"blocks/blk00000.dat"});
+    BOOST_CHECK(node::FindForeignData(dir.m_path / "datadir") == std::vector<std::string>{"regtest/blocks"});
+    std::string error;
+    BOOST_CHECK(node::MarkNewChainDir(chain_dir, error));
+    BOOST_CHECK(!std::filesystem::exists(chain_dir / node::DATADIR_MARKER_FILE));
+
+    // Empty again, the chain directory is marked, and its data is then
+    // coinsdb's.
+    std::filesystem::remove(disk / "blocks" / "blk00000.dat");
+    BOOST_CHECK(node::MarkNewChainDir(chain_dir, error));
+    BOOST_CHECK(std::filesystem::exists(chain_dir / node::DATADIR_MARKER_FILE));
+    MakeEntries(disk, {"blocks/blk00000.dat", "chainstate/CURRENT"});
+    BOOST_CHECK(node::FindForeignData(dir.m_path / "datadir").empty());
 }
 
 BOOST_AUTO_TEST_CASE(error_names_the_entries_and_the_override)
@@ -111,9 +149,12 @@ BOOST_AUTO_TEST_CASE(marker_only_for_a_new_chain_dir)
         {{},                                        true},
         {{"debug.log", "bitcoin.conf"},             true},
         {{"coinsdb_datadir", "blocks/"},            true},
+        // Empty directories are no one's data.
+        {{"blocks/", "chainstate/"},                true},
         // Someone else's chain data is never adopted.
-        {{"blocks/"},                               false},
-        {{"chainstate/"},                           false},
+        {{"blocks/index/"},                         false},
+        {{"chainstate/CURRENT"},                    false},
+        {{"blocks/", "chainstate/CURRENT"},         false},
         {{"chainstate_snapshot/"},                  false},
     };
     // clang-format on

@@ -9,6 +9,13 @@ nothing changes: no debug.log, no lock file, no new directory. A file only
 Core writes (settings.json) makes coinsdb's own datadir foreign too.
 -allowforeigndatadir starts on a Core datadir with a warning, but does not
 mark it as coinsdb's: the next start without it is refused again.
+
+Empty blocks/ and chainstate/ directories prepared before the first start,
+here symlinks to another "disk", hold no one's data: coinsdb starts, marks
+the chain directory and writes its data through the links. A link to a
+directory that holds something is refused as before, with nothing written.
+These cases need no Core datadir and run first; the rest is skipped
+without one.
 """
 
 import hashlib
@@ -58,27 +65,74 @@ class ForeignDatadirTest(BitcoinTestFramework):
         self.num_nodes = 1
 
     def setup_nodes(self):
-        template = self.core_datadir_template()
-        if not template:
-            raise SkipTest("no Bitcoin Core datadir template (../shared/reference or $COINSDB_CORE_DATADIR)")
+        self.prepared_node = self.add_node()
+        self.prepared_foreign_node = self.add_node()
+        self.template = self.core_datadir_template()
+        if not self.template:
+            return
         self.home = os.path.join(self.options.tmpdir, "home")
         self.core_datadir = os.path.join(self.home, ".bitcoin")
-        copy_writable(template, self.core_datadir)
+        copy_writable(self.template, self.core_datadir)
         self.core_digest = tree_digest(self.core_datadir)
         assert "regtest/blocks/xor.dat" in self.core_digest
-        self.add_node(home=self.home)
+        self.home_node = self.add_node(home=self.home)
 
     def assert_core_datadir_unchanged(self):
         assert_equal(tree_digest(self.core_datadir), self.core_digest)
 
     def run_test(self):
+        self.test_prepared_empty_dirs()
+        if not self.template:
+            raise SkipTest("no Bitcoin Core datadir template (../shared/reference or $COINSDB_CORE_DATADIR): "
+                           "only the prepared-directory cases ran")
         self.test_default_datadir()
         self.test_refusal()
         self.test_core_only_file()
         self.test_override()
 
+    def prepare_disk(self, name, node, chainstate_files):
+        """An empty blocks/ and a chainstate/ holding chainstate_files on the
+        "disk" name, linked from node's chain directory before its first
+        start, as an operator with another disk would."""
+        disk = os.path.join(self.options.tmpdir, name)
+        for sub in ("blocks", "chainstate"):
+            os.makedirs(os.path.join(disk, sub))
+            os.makedirs(node.net_dir, exist_ok=True)
+            os.symlink(os.path.join(disk, sub), os.path.join(node.net_dir, sub))
+        for file in chainstate_files:
+            with open(os.path.join(disk, "chainstate", file), "w", encoding="utf8") as f:
+                f.write("not coinsdb's\n")
+        return disk
+
+    def test_prepared_empty_dirs(self):
+        node = self.prepared_node
+        self.log.info("Empty blocks/ and chainstate/ linked to another disk before the first start are accepted")
+        disk = self.prepare_disk("disk", node, [])
+        node.start()
+        assert_equal(node.getblockcount(), 0)
+        node.stop_node()
+        assert os.path.isfile(os.path.join(node.net_dir, "coinsdb_datadir"))
+        for sub in ("blocks", "chainstate"):
+            assert os.path.islink(os.path.join(node.net_dir, sub)), sub
+        # The data went through the links.
+        assert os.path.isfile(os.path.join(disk, "blocks", "xor.dat"))
+        assert os.path.isfile(os.path.join(disk, "chainstate", "CURRENT"))
+        self.log.info("... and, marked, they are coinsdb's on the next start")
+        node.start()
+        assert_equal(node.getblockcount(), 0)
+        node.stop_node()
+
+        node = self.prepared_foreign_node
+        self.log.info("A link to a chainstate/ that holds something is refused as before, with nothing written")
+        disk = self.prepare_disk("foreign_disk", node, ["CURRENT"])
+        # The chain directory (no debug.log, no marker) and, through the
+        # links, the disk: the datadir itself gets the test's stderr file.
+        before = tree_digest(node.net_dir), tree_digest(disk)
+        node.assert_start_raises_init_error(None, foreign_datadir_error(node.datadir, ["regtest/chainstate"]))
+        assert_equal((tree_digest(node.net_dir), tree_digest(disk)), before)
+
     def test_default_datadir(self):
-        node = self.nodes[0]
+        node = self.home_node
         coinsdb_dir = os.path.join(self.home, ".coinsdb")
         self.log.info("Without -datadir, bitcoind uses ~/.coinsdb and leaves ~/.bitcoin alone")
         assert not os.path.exists(coinsdb_dir)
@@ -99,7 +153,7 @@ class ForeignDatadirTest(BitcoinTestFramework):
         self.assert_core_datadir_unchanged()
 
     def test_refusal(self):
-        node = self.nodes[0]
+        node = self.home_node
         expected = foreign_datadir_error(self.core_datadir, ["regtest/blocks", "regtest/chainstate"])
         self.log.info("-datadir=<Core's datadir> -regtest is refused, naming -allowforeigndatadir; nothing is written")
         node.assert_start_raises_init_error(["-datadir=" + self.core_datadir], expected)
@@ -114,7 +168,7 @@ class ForeignDatadirTest(BitcoinTestFramework):
         self.assert_core_datadir_unchanged()
 
     def test_core_only_file(self):
-        node = self.nodes[0]
+        node = self.home_node
         self.log.info("A file only Bitcoin Core writes makes even coinsdb's own datadir foreign")
         settings = os.path.join(node.net_dir, "settings.json")
         with open(settings, "w", encoding="utf8") as f:
@@ -127,7 +181,7 @@ class ForeignDatadirTest(BitcoinTestFramework):
         node.stop_node()
 
     def test_override(self):
-        node = self.nodes[0]
+        node = self.home_node
         copy = os.path.join(self.options.tmpdir, "core_copy")
         shutil.copytree(self.core_datadir, copy)
         rpc_auth = ["-rpcuser=u", "-rpcpassword=p"]
