@@ -2038,4 +2038,35 @@ BOOST_AUTO_TEST_CASE(cursor_without_usage)
     BOOST_CHECK(SameCoin(parent.AccessCoin(OUTPOINT), CoinOf(Val::V1)));
 }
 
+// CCoinsMap::contains, which Core's cache simulations call to ask whether a
+// coin is cached at all, spent or not: a spent coin the base still holds
+// stays as an entry until written, a FRESH one spent goes at once, a miss
+// caches nothing, and a flush leaves nothing.
+BOOST_AUTO_TEST_CASE(map_contains_what_the_cache_holds)
+{
+    const auto outpoint = [](uint32_t n) { return COutPoint{HashFromByte(0x82), n}; };
+    TestBaseView base;
+    base.m_coins.emplace(outpoint(0), CoinOf(Val::V1));
+    base.m_coins.emplace(outpoint(1), CoinOf(Val::V1));
+    CCoinsViewCache cache{&base, /*deterministic=*/true};
+    const CCoinsMap& map = CacheMap(cache);
+
+    BOOST_CHECK(!map.contains(outpoint(0)));
+    BOOST_CHECK(!cache.AccessCoin(outpoint(0)).IsSpent());
+    BOOST_CHECK(map.contains(outpoint(0)));
+    BOOST_CHECK(cache.SpendCoin(outpoint(1)));
+    BOOST_CHECK(map.contains(outpoint(1)));
+    cache.AddCoin(outpoint(2), CoinOf(Val::V2), /*possible_overwrite=*/false);
+    BOOST_CHECK(map.contains(outpoint(2)));
+    BOOST_CHECK(cache.SpendCoin(outpoint(2)));
+    BOOST_CHECK(!map.contains(outpoint(2)));
+    BOOST_CHECK(cache.AccessCoin(outpoint(3)).IsSpent());
+    BOOST_CHECK(!map.contains(outpoint(3)));
+    BOOST_CHECK_EQUAL(map.size(), 2U);
+
+    cache.SetBestBlock(BLOCK_A);
+    cache.Flush();
+    for (uint32_t n = 0; n < 4; ++n) BOOST_CHECK(!map.contains(outpoint(n)));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,9 +3,9 @@
 // through an iterator from a lookup or from iteration unlinks the right
 // entry from a shared bucket; clear() rewinds the arena so a refill is laid
 // out in address order; an entry whose constructor throws leaves the map as
-// it was; emplace inserts only an absent key and emplace_absent skips the
-// lookup; prefetch changes nothing; the memory figure is exactly entries,
-// buckets and bitmaps.
+// it was; contains and count agree with the model; emplace inserts only an
+// absent key and emplace_absent skips the lookup; prefetch changes nothing;
+// the memory figure is exactly entries, buckets and bitmaps.
 
 #include <util/slab_hash_map.h>
 
@@ -96,6 +96,8 @@ void RandomOperationsMatchAModel(uint64_t seed)
         case 4: case 5: { // erase through a lookup's iterator
             const auto it = map.find(key);
             BOOST_CHECK_EQUAL(it != map.end(), model.contains(key));
+            BOOST_CHECK_EQUAL(map.contains(key), model.contains(key));
+            BOOST_CHECK_EQUAL(map.count(key), model.count(key));
             if (it != map.end()) {
                 map.erase(it);
                 model.erase(key);

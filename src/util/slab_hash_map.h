@@ -282,7 +282,8 @@ public:
 
     iterator find(const key_type& key) { return Find(key); }
     const_iterator find(const key_type& key) const { return Find(key); }
-    size_t count(const key_type& key) const { return Find(key) != end(); }
+    size_t count(const key_type& key) const { return contains(key); }
+    bool contains(const key_type& key) const { return Find(key) != end(); }
 
     // Inserts Entry(key, args...) unless key is present; either way the
     // entry for key and whether it was inserted.
