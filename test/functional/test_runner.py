@@ -41,6 +41,7 @@ ALL_TESTS = [
     "feature_dbbatchsize.py",
     "interface_bitcoin_cli.py",
     "interface_rpc.py",
+    "tool_install.py",
 ]
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
