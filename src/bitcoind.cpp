@@ -1,3 +1,3 @@
-#include <node/init.h>
+#include <node/init/init.h>
 
 int main(int argc, char* argv[]) { return node::AppMain(argc, argv); }

@@ -1,7 +1,7 @@
 #include <node/rpc_blockchain.h>
 
 #include <node/chain_info.h>
-#include <node/context.h>
+#include <node/init/context.h>
 #include <node/rpc_util.h>
 #include <rpc/help.h>
 #include <rpc/protocol.h>

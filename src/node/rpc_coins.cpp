@@ -1,5 +1,5 @@
 #include <kernel/coinstats.h>
-#include <node/context.h>
+#include <node/init/context.h>
 #include <node/rpc_util.h>
 #include <node/snapshot_rollback.h>
 #include <node/utxo_snapshot.h>

@@ -1,4 +1,4 @@
-#include <node/context.h>
+#include <node/init/context.h>
 #include <node/rpc_util.h>
 #include <rpc/help.h>
 #include <rpc/json.h>

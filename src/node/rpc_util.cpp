@@ -2,7 +2,7 @@
 
 #include <node/block_processor.h>
 #include <node/chain_info.h>
-#include <node/context.h>
+#include <node/init/context.h>
 #include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/request.h>

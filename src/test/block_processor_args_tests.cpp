@@ -3,7 +3,7 @@
 // the exact thread count or the exact error; and, through the node's own
 // option list, a value that is not a number refused while parsing.
 
-#include <node/args_setup.h>
+#include <node/init/args_setup.h>
 #include <node/block_processor.h>
 #include <node/block_processor_args.h>
 #include <util/args.h>

@@ -1,6 +1,6 @@
-// Telling coinsdb's data directories from Bitcoin Core's (node/datadir_check).
+// Telling coinsdb's data directories from Bitcoin Core's (node/init/datadir_check).
 
-#include <node/datadir_check.h>
+#include <node/init/datadir_check.h>
 #include <test/util/setup.h>
 
 #include <boost/test/unit_test.hpp>

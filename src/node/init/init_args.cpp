@@ -1,8 +1,8 @@
-#include <node/init_args.h>
+#include <node/init/init_args.h>
 
 #include <kernel/caches.h>
 #include <kernel/chainparams.h>
-#include <node/init.h>
+#include <node/init/init.h>
 #include <node/rpcauth.h>
 #include <rpc/httpserver.h>
 #include <util/args.h>

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_ARGS_SETUP_H
-#define COINSDB_NODE_ARGS_SETUP_H
+#ifndef COINSDB_NODE_INIT_ARGS_SETUP_H
+#define COINSDB_NODE_INIT_ARGS_SETUP_H
 
 class ArgsManager;
 
@@ -10,4 +10,4 @@ void SetupServerArgs(ArgsManager& args);
 
 } // namespace node
 
-#endif // COINSDB_NODE_ARGS_SETUP_H
+#endif // COINSDB_NODE_INIT_ARGS_SETUP_H

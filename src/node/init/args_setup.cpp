@@ -1,10 +1,10 @@
-#include <node/args_setup.h>
+#include <node/init/args_setup.h>
 
 #include <kernel/caches.h>
 #include <node/block_processor.h>
 #include <node/caches.h>
 #include <node/coins_view_args.h>
-#include <node/init_args.h>
+#include <node/init/init_args.h>
 #include <rpc/httpserver.h>
 #include <storage_profile.h>
 #include <util/args.h>

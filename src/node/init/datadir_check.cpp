@@ -1,4 +1,4 @@
-#include <node/datadir_check.h>
+#include <node/init/datadir_check.h>
 
 #include <kernel/chainparams.h>
 

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_PROCESS_H
-#define COINSDB_NODE_PROCESS_H
+#ifndef COINSDB_NODE_INIT_PROCESS_H
+#define COINSDB_NODE_INIT_PROCESS_H
 
 // bitcoind as a Unix process: the signals that ask it to stop, the lock on
 // its data directory, its pid file, and detaching as a daemon.
@@ -55,4 +55,4 @@ private:
 
 } // namespace node
 
-#endif // COINSDB_NODE_PROCESS_H
+#endif // COINSDB_NODE_INIT_PROCESS_H

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_INIT_H
-#define COINSDB_NODE_INIT_H
+#ifndef COINSDB_NODE_INIT_INIT_H
+#define COINSDB_NODE_INIT_INIT_H
 
 // bitcoind's life cycle: options, datadir and lock, logging, RPC server,
 // chainstates, waiting for a shutdown request, and the final flush.
@@ -19,4 +19,4 @@ int AppMain(int argc, char* argv[]);
 
 } // namespace node
 
-#endif // COINSDB_NODE_INIT_H
+#endif // COINSDB_NODE_INIT_INIT_H

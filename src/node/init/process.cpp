@@ -1,6 +1,6 @@
-#include <node/process.h>
+#include <node/init/process.h>
 
-#include <node/init.h>
+#include <node/init/init.h>
 #include <util/clientversion.h>
 
 #include <fmt/format.h>

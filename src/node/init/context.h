@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_CONTEXT_H
-#define COINSDB_NODE_CONTEXT_H
+#ifndef COINSDB_NODE_INIT_CONTEXT_H
+#define COINSDB_NODE_INIT_CONTEXT_H
 
 #include <kernel/caches.h>
 #include <node/block_processor.h>
@@ -56,4 +56,4 @@ struct NodeContext {
 
 } // namespace node
 
-#endif // COINSDB_NODE_CONTEXT_H
+#endif // COINSDB_NODE_INIT_CONTEXT_H

@@ -1,18 +1,18 @@
-#include <node/init.h>
+#include <node/init/init.h>
 
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
-#include <node/args_setup.h>
+#include <node/init/args_setup.h>
 #include <node/block_processor_args.h>
 #include <node/blockstorage_check.h>
 #include <node/blockstorage_xor.h>
 #include <node/caches.h>
 #include <node/chainstate.h>
 #include <node/coins_view_args.h>
-#include <node/context.h>
-#include <node/datadir_check.h>
-#include <node/init_args.h>
-#include <node/process.h>
+#include <node/init/context.h>
+#include <node/init/datadir_check.h>
+#include <node/init/init_args.h>
+#include <node/init/process.h>
 #include <node/rpc_blockchain.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>

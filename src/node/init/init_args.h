@@ -1,7 +1,7 @@
-#ifndef COINSDB_NODE_INIT_ARGS_H
-#define COINSDB_NODE_INIT_ARGS_H
+#ifndef COINSDB_NODE_INIT_INIT_ARGS_H
+#define COINSDB_NODE_INIT_INIT_ARGS_H
 
-// The options bitcoind's start-up (node/init.cpp) acts on itself, read once
+// The options bitcoind's start-up (node/init/init.cpp) acts on itself, read once
 // into plain values whose defaults are given here: InitOptions for the
 // process, the block files and the RPC credentials, LogOptions for
 // logging, and the readers of -assumeutxo, the RPC server's options and
@@ -118,4 +118,4 @@ uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune);
 
 } // namespace node
 
-#endif // COINSDB_NODE_INIT_ARGS_H
+#endif // COINSDB_NODE_INIT_INIT_ARGS_H

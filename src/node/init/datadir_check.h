@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_DATADIR_CHECK_H
-#define COINSDB_NODE_DATADIR_CHECK_H
+#ifndef COINSDB_NODE_INIT_DATADIR_CHECK_H
+#define COINSDB_NODE_INIT_DATADIR_CHECK_H
 
 // Telling a coinsdb data directory from Bitcoin Core's before writing to it.
 //
@@ -57,4 +57,4 @@ bool MarkNewChainDir(const std::filesystem::path& chain_dir, std::string& error)
 
 } // namespace node
 
-#endif // COINSDB_NODE_DATADIR_CHECK_H
+#endif // COINSDB_NODE_INIT_DATADIR_CHECK_H
