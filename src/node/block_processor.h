@@ -8,8 +8,8 @@
 
 #include <kernel/chainparams.h>
 #include <kernel/connect.h>
-#include <node/blockstorage.h>
-#include <node/chain.h>
+#include <node/blockstorage/blockstorage.h>
+#include <node/blockstorage/chain.h>
 #include <node/chainstate.h>
 
 #include <atomic>

@@ -1,7 +1,7 @@
 #include <node/chain_info.h>
 
 #include <kernel/pow.h>
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 
 #include <algorithm>
 #include <cmath>

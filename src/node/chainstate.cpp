@@ -1,7 +1,7 @@
 #include <node/chainstate.h>
 
 #include <kernel/coinstats.h>
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 #include <node/snapshot_read_ahead.h>
 #include <node/utxo_snapshot.h>
 #include <streams.h>

@@ -3,7 +3,7 @@
 #include <coins.h>
 #include <kernel/connect.h>
 #include <kernel/undo.h>
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 #include <streams.h>
 #include <util/log.h>
 

@@ -1,7 +1,7 @@
 // The check before -reindex/-reindex-chainstate wipe anything
-// (node/blockstorage_check): one file at a time, each with one thing wrong.
+// (node/blockstorage/reindex_check): one file at a time, each with one thing wrong.
 
-#include <node/blockstorage_check.h>
+#include <node/blockstorage/reindex_check.h>
 #include <streams.h>
 #include <test/util/setup.h>
 #include <test/util/vectors.h>

@@ -9,7 +9,7 @@
 #include <consensus/merkle.h>
 #include <dbwrapper.h>
 #include <hash.h>
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 #include <streams.h>
 #include <test/util/setup.h>
 #include <test/util/stream_helpers.h>

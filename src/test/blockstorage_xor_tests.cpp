@@ -1,11 +1,11 @@
-// Obfuscated block files (node/blockstorage_xor): XOR by file offset, reads
+// Obfuscated block files (node/blockstorage/obfuscation): XOR by file offset, reads
 // at any offset, blocks/xor.dat, and Bitcoin Core's own obfuscated
 // blk00000.dat from ../shared/vectors/regtest-small-xor.
 //
 // Expected bytes are written out in the tables, not computed with the code
 // under test.
 
-#include <node/blockstorage_xor.h>
+#include <node/blockstorage/obfuscation.h>
 #include <streams.h>
 #include <test/util/setup.h>
 #include <test/util/vectors.h>

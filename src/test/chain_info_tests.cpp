@@ -4,7 +4,7 @@
 // block (regtest genesis and tip of the regtest-small vector, main's block
 // 840000).
 
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 #include <node/chain_info.h>
 
 #include <boost/test/unit_test.hpp>

@@ -3,7 +3,7 @@
 
 #include <kernel/caches.h>
 #include <node/block_processor.h>
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 #include <node/chainstate.h>
 
 #include <atomic>

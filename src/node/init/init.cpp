@@ -4,8 +4,8 @@
 #include <kernel/chainparams.h>
 #include <node/init/args_setup.h>
 #include <node/block_processor_args.h>
-#include <node/blockstorage_check.h>
-#include <node/blockstorage_xor.h>
+#include <node/blockstorage/reindex_check.h>
+#include <node/blockstorage/obfuscation.h>
 #include <node/caches.h>
 #include <node/chainstate.h>
 #include <node/coins_view_args.h>

@@ -1,7 +1,7 @@
-#include <node/blockstorage_check.h>
+#include <node/blockstorage/reindex_check.h>
 
-#include <node/blockstorage.h>
-#include <node/blockstorage_xor.h>
+#include <node/blockstorage/blockstorage.h>
+#include <node/blockstorage/obfuscation.h>
 #include <streams.h>
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include <node/blockstorage_xor.h>
+#include <node/blockstorage/obfuscation.h>
 
 #include <crypto/random.h>
 #include <streams.h>

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_BLOCKSTORAGE_CHECK_H
-#define COINSDB_NODE_BLOCKSTORAGE_CHECK_H
+#ifndef COINSDB_NODE_BLOCKSTORAGE_REINDEX_CHECK_H
+#define COINSDB_NODE_BLOCKSTORAGE_REINDEX_CHECK_H
 
 // Before -reindex or -reindex-chainstate wipes anything: can the blocks
 // they rebuild from be read at all?
@@ -21,4 +21,4 @@ std::optional<std::string> CheckFirstBlockFile(const std::filesystem::path& bloc
 
 } // namespace node
 
-#endif // COINSDB_NODE_BLOCKSTORAGE_CHECK_H
+#endif // COINSDB_NODE_BLOCKSTORAGE_REINDEX_CHECK_H

@@ -1,8 +1,8 @@
 // The block index half of BlockManager: CBlockIndex, the records in
-// blocks/index (formats at the top of node/blockstorage.h), loading and
+// blocks/index (formats at the top of node/blockstorage/blockstorage.h), loading and
 // writing them, and the best header.
 
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 
 #include <dbwrapper.h>
 #include <serialize.h>

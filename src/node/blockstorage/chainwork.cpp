@@ -1,4 +1,4 @@
-#include <node/blockstorage_chainwork.h>
+#include <node/blockstorage/chainwork.h>
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_BLOCKSTORAGE_XOR_H
-#define COINSDB_NODE_BLOCKSTORAGE_XOR_H
+#ifndef COINSDB_NODE_BLOCKSTORAGE_OBFUSCATION_H
+#define COINSDB_NODE_BLOCKSTORAGE_OBFUSCATION_H
 
 // Obfuscated block files, as Bitcoin Core (v28 and later) stores them.
 //
@@ -50,4 +50,4 @@ std::optional<BlockFileXorKey> LoadOrCreateXorKey(const std::filesystem::path& b
 
 } // namespace node
 
-#endif // COINSDB_NODE_BLOCKSTORAGE_XOR_H
+#endif // COINSDB_NODE_BLOCKSTORAGE_OBFUSCATION_H

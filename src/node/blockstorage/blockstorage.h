@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_BLOCKSTORAGE_H
-#define COINSDB_NODE_BLOCKSTORAGE_H
+#ifndef COINSDB_NODE_BLOCKSTORAGE_BLOCKSTORAGE_H
+#define COINSDB_NODE_BLOCKSTORAGE_BLOCKSTORAGE_H
 
 // Block storage laid out as Bitcoin Core lays it out under <datadir>/blocks/.
 //
@@ -21,7 +21,7 @@
 // hash, not the block's own, so a genesis block never has undo data.
 //
 // Both kinds of file are stored XORed with the key in blocks/xor.dat
-// (node/blockstorage_xor.h), byte by byte according to the offset in the
+// (node/blockstorage/obfuscation.h), byte by byte according to the offset in the
 // file; all offsets and sizes above are those of the plain bytes, which are
 // the stored ones too. The key is BlockManagerOptions::xor_key.
 //
@@ -47,8 +47,8 @@
 // Chain work is not stored: LoadBlockIndex recomputes it from nBits.
 
 #include <kernel/chainparams.h>
-#include <node/blockstorage_chainwork.h>
-#include <node/blockstorage_xor.h>
+#include <node/blockstorage/chainwork.h>
+#include <node/blockstorage/obfuscation.h>
 #include <primitives/block.h>
 #include <uint256.h>
 
@@ -368,4 +368,4 @@ private:
 
 } // namespace node
 
-#endif // COINSDB_NODE_BLOCKSTORAGE_H
+#endif // COINSDB_NODE_BLOCKSTORAGE_BLOCKSTORAGE_H

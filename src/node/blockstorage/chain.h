@@ -1,7 +1,7 @@
-#ifndef COINSDB_NODE_CHAIN_H
-#define COINSDB_NODE_CHAIN_H
+#ifndef COINSDB_NODE_BLOCKSTORAGE_CHAIN_H
+#define COINSDB_NODE_BLOCKSTORAGE_CHAIN_H
 
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 
 #include <vector>
 
@@ -50,4 +50,4 @@ private:
 
 } // namespace node
 
-#endif // COINSDB_NODE_CHAIN_H
+#endif // COINSDB_NODE_BLOCKSTORAGE_CHAIN_H

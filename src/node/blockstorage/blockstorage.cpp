@@ -1,7 +1,7 @@
 // The file half of BlockManager: blk/rev records, pruning and scanning
-// blk-format files. Formats are at the top of node/blockstorage.h.
+// blk-format files. Formats are at the top of node/blockstorage/blockstorage.h.
 
-#include <node/blockstorage.h>
+#include <node/blockstorage/blockstorage.h>
 
 #include <dbwrapper.h>
 #include <hash.h>
