@@ -3,7 +3,7 @@
 // "user:password" pairs match.
 
 #include <crypto/hmac_sha256.h>
-#include <node/rpcauth.h>
+#include <node/rpc/rpcauth_credentials.h>
 #include <util/strencodings.h>
 
 #include <boost/test/unit_test.hpp>

@@ -13,7 +13,7 @@
 #include <node/init/datadir_check.h>
 #include <node/init/init_args.h>
 #include <node/init/process.h>
-#include <node/rpc_blockchain.h>
+#include <node/rpc/blockchain.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>
 #include <rpc/server.h>

@@ -3,7 +3,7 @@
 #include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <node/init/init.h>
-#include <node/rpcauth.h>
+#include <node/rpc/rpcauth_credentials.h>
 #include <rpc/httpserver.h>
 #include <util/args.h>
 #include <util/log.h>

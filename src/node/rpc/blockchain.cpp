@@ -1,8 +1,8 @@
-#include <node/rpc_blockchain.h>
+#include <node/rpc/blockchain.h>
 
 #include <node/chain_info.h>
 #include <node/init/context.h>
-#include <node/rpc_util.h>
+#include <node/rpc/util.h>
 #include <rpc/help.h>
 #include <rpc/protocol.h>
 #include <rpc/server.h>

@@ -1,4 +1,4 @@
-#include <node/rpcauth.h>
+#include <node/rpc/rpcauth_credentials.h>
 
 #include <crypto/hmac_sha256.h>
 #include <rpc/auth.h>

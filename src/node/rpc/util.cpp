@@ -1,4 +1,4 @@
-#include <node/rpc_util.h>
+#include <node/rpc/util.h>
 
 #include <node/block_processor.h>
 #include <node/chain_info.h>

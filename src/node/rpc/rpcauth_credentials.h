@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_RPCAUTH_H
-#define COINSDB_NODE_RPCAUTH_H
+#ifndef COINSDB_NODE_RPC_RPCAUTH_CREDENTIALS_H
+#define COINSDB_NODE_RPC_RPCAUTH_CREDENTIALS_H
 
 #include <optional>
 #include <string>
@@ -28,4 +28,4 @@ bool RpcAuthMatches(const std::vector<RpcAuthEntry>& entries, std::string_view u
 
 } // namespace node
 
-#endif // COINSDB_NODE_RPCAUTH_H
+#endif // COINSDB_NODE_RPC_RPCAUTH_CREDENTIALS_H

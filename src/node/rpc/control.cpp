@@ -1,5 +1,5 @@
 #include <node/init/context.h>
-#include <node/rpc_util.h>
+#include <node/rpc/util.h>
 #include <rpc/help.h>
 #include <rpc/json.h>
 #include <rpc/protocol.h>

@@ -1,6 +1,6 @@
 #include <kernel/coinstats.h>
 #include <node/init/context.h>
-#include <node/rpc_util.h>
+#include <node/rpc/util.h>
 #include <node/snapshot_rollback.h>
 #include <node/utxo_snapshot.h>
 #include <rpc/help.h>
