@@ -10,7 +10,7 @@
 #include <kernel/connect.h>
 #include <node/blockstorage/blockstorage.h>
 #include <node/blockstorage/chain.h>
-#include <node/chainstate.h>
+#include <node/chainstate/chainstate.h>
 
 #include <atomic>
 #include <chrono>

@@ -1,10 +1,10 @@
-// node/chainstate.h: CoinsCacheSizeStateOf, the state table beside it. The
+// node/chainstate/chainstate.h: CoinsCacheSizeStateOf, the state table beside it. The
 // budget decides until the map nears its last slot; from there on the
 // cache is CRITICAL (written out) whatever its budget, so that a huge
 // -dbcache flushes instead of failing an insert.
 
 #include <coins.h>
-#include <node/chainstate.h>
+#include <node/chainstate/chainstate.h>
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,11 +1,11 @@
-// What the chain RPCs derive from the block index (node/chain_info.h):
+// What the chain RPCs derive from the block index (node/chainstate/chain_info.h):
 // difficulty and target from nBits, median time past, and the verification
 // progress estimate, each against figures Bitcoin Core prints for the same
 // block (regtest genesis and tip of the regtest-small vector, main's block
 // 840000).
 
 #include <node/blockstorage/blockstorage.h>
-#include <node/chain_info.h>
+#include <node/chainstate/chain_info.h>
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,9 +1,9 @@
 // node::ParseDbBatchSize and ReadCoinsViewArgs: every row of the
-// -dbbatchsize table in node/coins_view_args.h, with the exact size, the
+// -dbbatchsize table in node/chainstate/coins_view_args.h, with the exact size, the
 // source the startup log names and the exact error.
 
 #include <kernel/caches.h>
-#include <node/coins_view_args.h>
+#include <node/chainstate/coins_view_args.h>
 #include <txdb.h>
 #include <util/args.h>
 

@@ -1,9 +1,9 @@
-// node/caches.h: the default -dbcache by machine and the oversized -dbcache
+// node/chainstate/caches.h: the default -dbcache by machine and the oversized -dbcache
 // warning, at the thresholds Bitcoin Core (master b88bffe5) uses. The
 // last rows were measured with the reference bitcoind on a machine with
 // 25,276,502,016 bytes of RAM: -dbcache=16543 started quietly, 16544 warned.
 
-#include <node/caches.h>
+#include <node/chainstate/caches.h>
 #include <util/args.h>
 
 #include <boost/test/unit_test.hpp>

@@ -2,8 +2,8 @@
 
 #include <kernel/caches.h>
 #include <node/block_processor.h>
-#include <node/caches.h>
-#include <node/coins_view_args.h>
+#include <node/chainstate/caches.h>
+#include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
 #include <rpc/httpserver.h>
 #include <storage_profile.h>

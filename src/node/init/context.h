@@ -4,7 +4,7 @@
 #include <kernel/caches.h>
 #include <node/block_processor.h>
 #include <node/blockstorage/blockstorage.h>
-#include <node/chainstate.h>
+#include <node/chainstate/chainstate.h>
 
 #include <atomic>
 #include <chrono>

@@ -6,9 +6,9 @@
 #include <node/block_processor_args.h>
 #include <node/blockstorage/reindex_check.h>
 #include <node/blockstorage/obfuscation.h>
-#include <node/caches.h>
-#include <node/chainstate.h>
-#include <node/coins_view_args.h>
+#include <node/chainstate/caches.h>
+#include <node/chainstate/chainstate.h>
+#include <node/chainstate/coins_view_args.h>
 #include <node/init/context.h>
 #include <node/init/datadir_check.h>
 #include <node/init/init_args.h>

@@ -1,6 +1,6 @@
 #include <node/rpc/blockchain.h>
 
-#include <node/chain_info.h>
+#include <node/chainstate/chain_info.h>
 #include <node/init/context.h>
 #include <node/rpc/util.h>
 #include <rpc/help.h>

@@ -1,7 +1,7 @@
 #include <node/rpc/util.h>
 
 #include <node/block_processor.h>
-#include <node/chain_info.h>
+#include <node/chainstate/chain_info.h>
 #include <node/init/context.h>
 #include <rpc/help.h>
 #include <rpc/protocol.h>

@@ -56,7 +56,7 @@ uint64_t KnownChainTx(const NodeContext& node, const Chainstate& chainstate);
 // chainstate may lack.
 int HeadersHeight(const NodeContext& node);
 
-// GuessVerificationProgress (node/chain_info.h) for the chainstate's tip;
+// GuessVerificationProgress (node/chainstate/chain_info.h) for the chainstate's tip;
 // 0 when its header or transaction count is unknown.
 double VerificationProgress(const NodeContext& node, const Chainstate& chainstate);
 

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_COINS_VIEW_ARGS_H
-#define COINSDB_NODE_COINS_VIEW_ARGS_H
+#ifndef COINSDB_NODE_CHAINSTATE_COINS_VIEW_ARGS_H
+#define COINSDB_NODE_CHAINSTATE_COINS_VIEW_ARGS_H
 
 #include <cstddef>
 #include <optional>
@@ -42,4 +42,4 @@ bool ReadChainstateDBArgs(const ArgsManager& args, DBOptions& options, std::stri
 
 } // namespace node
 
-#endif // COINSDB_NODE_COINS_VIEW_ARGS_H
+#endif // COINSDB_NODE_CHAINSTATE_COINS_VIEW_ARGS_H

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_CHAIN_INFO_H
-#define COINSDB_NODE_CHAIN_INFO_H
+#ifndef COINSDB_NODE_CHAINSTATE_CHAIN_INFO_H
+#define COINSDB_NODE_CHAINSTATE_CHAIN_INFO_H
 
 // What the RPCs report about a block besides its header's own fields:
 // difficulty, target, median time past, and how far along the network's
@@ -50,4 +50,4 @@ double GuessVerificationProgress(const CChainParams& params, const ProgressInput
 
 } // namespace node
 
-#endif // COINSDB_NODE_CHAIN_INFO_H
+#endif // COINSDB_NODE_CHAINSTATE_CHAIN_INFO_H

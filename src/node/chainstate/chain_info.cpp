@@ -1,4 +1,4 @@
-#include <node/chain_info.h>
+#include <node/chainstate/chain_info.h>
 
 #include <kernel/pow.h>
 #include <node/blockstorage/blockstorage.h>

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_CHAINSTATE_H
-#define COINSDB_NODE_CHAINSTATE_H
+#ifndef COINSDB_NODE_CHAINSTATE_CHAINSTATE_H
+#define COINSDB_NODE_CHAINSTATE_CHAINSTATE_H
 
 #include <coins.h>
 #include <kernel/caches.h>
@@ -228,4 +228,4 @@ private:
 
 } // namespace node
 
-#endif // COINSDB_NODE_CHAINSTATE_H
+#endif // COINSDB_NODE_CHAINSTATE_CHAINSTATE_H

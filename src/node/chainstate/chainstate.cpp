@@ -1,4 +1,4 @@
-#include <node/chainstate.h>
+#include <node/chainstate/chainstate.h>
 
 #include <kernel/coinstats.h>
 #include <node/blockstorage/blockstorage.h>

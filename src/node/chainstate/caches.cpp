@@ -1,4 +1,4 @@
-#include <node/caches.h>
+#include <node/chainstate/caches.h>
 
 #include <util/args.h>
 #include <util/strencodings.h>

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_CACHES_H
-#define COINSDB_NODE_CACHES_H
+#ifndef COINSDB_NODE_CHAINSTATE_CACHES_H
+#define COINSDB_NODE_CHAINSTATE_CACHES_H
 
 #include <kernel/caches.h>
 
@@ -21,7 +21,7 @@ class ArgsManager;
 // DBCACHE_WARNING_RESERVED_RAM) gets a start-up warning, not a refusal:
 // the operator may know better (swap, a dedicated machine).
 constexpr uint64_t DEFAULT_DB_CACHE{DEFAULT_KERNEL_CACHE};
-// The -dbcache floor under Core's name here (node/caches.h):
+// The -dbcache floor under Core's name in its node/caches.h:
 // kernel/caches.h's MIN_DBCACHE_BYTES.
 constexpr uint64_t MIN_DB_CACHE{MIN_DBCACHE_BYTES};
 constexpr uint64_t HIGH_DEFAULT_DBCACHE{uint64_t{1} << 30};
@@ -80,4 +80,4 @@ CacheSizes CalculateCacheSizes(const ArgsManager& args, size_t n_indexes = 0);
 
 } // namespace node
 
-#endif // COINSDB_NODE_CACHES_H
+#endif // COINSDB_NODE_CHAINSTATE_CACHES_H

@@ -1,4 +1,4 @@
-#include <node/coins_view_args.h>
+#include <node/chainstate/coins_view_args.h>
 
 #include <dbwrapper.h>
 #include <kernel/caches.h>
