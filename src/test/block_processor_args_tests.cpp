@@ -1,11 +1,11 @@
 // node::ParsePrevoutFetchThreads and ReadPrevoutFetchThreadsArg: every row
-// of the -prevoutfetchthreads table in node/block_processor_args.h, with
+// of the -prevoutfetchthreads table in node/replay/block_processor_args.h, with
 // the exact thread count or the exact error; and, through the node's own
 // option list, a value that is not a number refused while parsing.
 
 #include <node/init/args_setup.h>
-#include <node/block_processor.h>
-#include <node/block_processor_args.h>
+#include <node/replay/block_processor.h>
+#include <node/replay/block_processor_args.h>
 #include <util/args.h>
 
 #include <boost/test/unit_test.hpp>

@@ -1,7 +1,7 @@
 #include <node/init/args_setup.h>
 
 #include <kernel/caches.h>
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 #include <node/chainstate/caches.h>
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>

@@ -2,7 +2,7 @@
 #define COINSDB_NODE_INIT_CONTEXT_H
 
 #include <kernel/caches.h>
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 #include <node/blockstorage/blockstorage.h>
 #include <node/chainstate/chainstate.h>
 

@@ -3,7 +3,7 @@
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
 #include <node/init/args_setup.h>
-#include <node/block_processor_args.h>
+#include <node/replay/block_processor_args.h>
 #include <node/blockstorage/reindex_check.h>
 #include <node/blockstorage/obfuscation.h>
 #include <node/chainstate/caches.h>

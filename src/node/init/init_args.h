@@ -9,7 +9,7 @@
 // (caches.h, coins_view_args.h, block_processor_args.h). A value start-up
 // refuses throws InitError with the message the user sees.
 
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 #include <rpc/httpserver.h>
 #include <util/log.h>
 

@@ -1,6 +1,6 @@
 #include <node/rpc/util.h>
 
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 #include <node/chainstate/chain_info.h>
 #include <node/init/context.h>
 #include <rpc/help.h>

@@ -3,9 +3,9 @@
 
 // Adapts: Core's kernel/chainstatemanager_opts.h, for
 // DEFAULT_PREVOUTFETCH_THREADS, which coinsdb keeps in node::
-// (node/block_processor.h, beside the replay that uses it).
+// (node/replay/block_processor.h, beside the replay that uses it).
 
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 
 using node::DEFAULT_PREVOUTFETCH_THREADS;
 

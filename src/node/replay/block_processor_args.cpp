@@ -1,6 +1,6 @@
-#include <node/block_processor_args.h>
+#include <node/replay/block_processor_args.h>
 
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 #include <util/args.h>
 #include <util/strencodings.h>
 

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_BLOCK_PROCESSOR_ARGS_H
-#define COINSDB_NODE_BLOCK_PROCESSOR_ARGS_H
+#ifndef COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_ARGS_H
+#define COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_ARGS_H
 
 #include <cstdint>
 #include <optional>
@@ -28,4 +28,4 @@ std::optional<int32_t> ReadPrevoutFetchThreadsArg(const ArgsManager& args, std::
 
 } // namespace node
 
-#endif // COINSDB_NODE_BLOCK_PROCESSOR_ARGS_H
+#endif // COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_ARGS_H

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_BLOCK_PROCESSOR_H
-#define COINSDB_NODE_BLOCK_PROCESSOR_H
+#ifndef COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_H
+#define COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_H
 
 // Block replay: stores blocks, picks the chain with the most work and moves
 // the chainstate's UTXO set along it, block by block, the way upstream's
@@ -170,4 +170,4 @@ private:
 
 } // namespace node
 
-#endif // COINSDB_NODE_BLOCK_PROCESSOR_H
+#endif // COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_H

@@ -1,4 +1,4 @@
-#include <node/block_processor.h>
+#include <node/replay/block_processor.h>
 
 #include <kernel/connect.h>
 #include <kernel/undo.h>
