@@ -1,6 +1,6 @@
 // Reading a snapshot's coins the way loadtxoutset does: the node's own
 // SnapshotMetadata::Read, then SnapshotCoinReader::Next until it returns
-// false (node/utxo_snapshot.h), through an AutoFile.
+// false (node/snapshot/utxo_snapshot.h), through an AutoFile.
 //
 // The file is a generated snapshot of M coins (tools/snapshot_generator.h)
 // held in memory and opened with fmemopen, so reading the disk or the page
@@ -11,7 +11,7 @@
 #include <bench/bench_coins.h>
 
 #include <kernel/chainparams.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <streams.h>
 #include <tools/snapshot_generator.h>
 

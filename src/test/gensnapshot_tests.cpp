@@ -7,7 +7,7 @@
 #include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <kernel/coinstats.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <test/util/setup.h>
 #include <tools/coin_shape.h>
 #include <tools/snapshot_generator.h>

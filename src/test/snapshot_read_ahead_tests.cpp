@@ -6,8 +6,8 @@
 
 #include <coins.h>
 #include <kernel/chainparams.h>
-#include <node/snapshot_read_ahead.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/read_ahead.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <streams.h>
 #include <test/util/coin_compare.h>
 #include <test/util/random.h>

@@ -5,7 +5,7 @@
 #include <coins.h>
 #include <kernel/caches.h>
 #include <kernel/chainparams.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <primitives/amount.h>
 #include <test/util/coin_compare.h>
 #include <test/util/setup.h>

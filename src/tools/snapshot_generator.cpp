@@ -1,7 +1,7 @@
 #include <tools/snapshot_generator.h>
 
 #include <kernel/coinstats.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <tools/output_file.h>
 
 #include <fmt/format.h>

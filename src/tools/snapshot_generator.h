@@ -1,7 +1,7 @@
 #ifndef COINSDB_TOOLS_SNAPSHOT_GENERATOR_H
 #define COINSDB_TOOLS_SNAPSHOT_GENERATOR_H
 
-// Synthetic UTXO snapshots (version 2, node/utxo_snapshot.h) with a
+// Synthetic UTXO snapshots (version 2, node/snapshot/utxo_snapshot.h) with a
 // mainnet-like shape, for the demo and the benchmarks.
 //
 // Deterministic: the file is a function of the options alone (seed, coins,

@@ -2,8 +2,8 @@
 
 #include <kernel/coinstats.h>
 #include <node/blockstorage/blockstorage.h>
-#include <node/snapshot_read_ahead.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/read_ahead.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <streams.h>
 #include <util/log.h>
 

@@ -1,8 +1,8 @@
 #include <kernel/coinstats.h>
 #include <node/init/context.h>
 #include <node/rpc/util.h>
-#include <node/snapshot_rollback.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/rollback.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <rpc/help.h>
 #include <rpc/json.h>
 #include <rpc/protocol.h>

@@ -5,7 +5,7 @@
 #include <test/fuzz/fuzz.h>
 
 #include <kernel/chainparams.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <primitives/amount.h>
 #include <streams.h>
 

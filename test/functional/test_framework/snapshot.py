@@ -1,7 +1,7 @@
 """UTXO snapshot files and hash_serialized_3, written independently of the node.
 
 Snapshot file, version 2 (the format dumptxoutset writes and loadtxoutset
-reads; see src/node/utxo_snapshot.h):
+reads; see src/node/snapshot/utxo_snapshot.h):
 
     offset  size  field
     0       5     magic 75 74 78 6f ff ("utxo" + 0xff)

@@ -1,5 +1,5 @@
-#ifndef COINSDB_NODE_UTXO_SNAPSHOT_H
-#define COINSDB_NODE_UTXO_SNAPSHOT_H
+#ifndef COINSDB_NODE_SNAPSHOT_UTXO_SNAPSHOT_H
+#define COINSDB_NODE_SNAPSHOT_UTXO_SNAPSHOT_H
 
 // UTXO snapshot file (dumptxoutset / loadtxoutset), version 2.
 //
@@ -100,4 +100,4 @@ private:
 uint64_t WriteSnapshot(AutoFile& file, const MessageStartChars& network, const uint256& base_blockhash,
                        uint64_t coins_count, CCoinsViewCursor& cursor);
 
-#endif // COINSDB_NODE_UTXO_SNAPSHOT_H
+#endif // COINSDB_NODE_SNAPSHOT_UTXO_SNAPSHOT_H

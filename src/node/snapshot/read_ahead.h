@@ -2,7 +2,7 @@
 #define COINSDB_NODE_SNAPSHOT_READ_AHEAD_H
 
 #include <coins.h>
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 #include <uint256.h>
 #include <util/read_ahead_queue.h>
 

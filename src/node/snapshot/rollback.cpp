@@ -1,4 +1,4 @@
-#include <node/snapshot_rollback.h>
+#include <node/snapshot/rollback.h>
 
 #include <coins.h>
 #include <kernel/connect.h>

@@ -1,4 +1,4 @@
-#include <node/utxo_snapshot.h>
+#include <node/snapshot/utxo_snapshot.h>
 
 #include <kernel/coinstats.h>
 #include <primitives/amount.h>

@@ -1,4 +1,4 @@
-#include <node/snapshot_read_ahead.h>
+#include <node/snapshot/read_ahead.h>
 
 #include <algorithm>
 #include <cassert>
