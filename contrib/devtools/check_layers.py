@@ -21,6 +21,9 @@ FILE_LAYERS = {
 DIR_LAYERS = {"dbwrapper": "txdb", "util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
               "consensus": "primitives",
               "kernel": "kernel", "node": "node", "rpc": "rpc", "init": "node", "tools": "binaries"}
+# node/ holds one subfolder per room (init, blockstorage, chainstate, replay,
+# snapshot, rpc), all of layer "node"; a file directly in node/ is an error.
+NODE_ROOMS = {"init", "blockstorage", "chainstate", "replay", "snapshot", "rpc"}
 # Binaries may use anything; rpc (HTTP/JSON-RPC plumbing) sits on util only.
 ALLOWED = {
     "util": set(),
@@ -59,6 +62,9 @@ def main() -> int:
         if path.suffix not in (".h", ".cpp") or "test" in path.relative_to(src).parts or "bench" in path.relative_to(src).parts:
             continue
         rel = path.relative_to(src).as_posix()
+        parts = rel.split("/")
+        if parts[0] == "node" and (len(parts) < 3 or parts[1] not in NODE_ROOMS):
+            errors.append(f"{rel}: not in one of node/'s rooms {sorted(NODE_ROOMS)} (update check_layers.py and doc/design.md)")
         layer = layer_of(rel)
         if layer is None:
             errors.append(f"{rel}: not assigned to a layer (update check_layers.py and doc/design.md)")
