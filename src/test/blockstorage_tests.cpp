@@ -9,6 +9,7 @@
 #include <consensus/merkle.h>
 #include <dbwrapper.h>
 #include <hash.h>
+#include <kernel/pow.h>
 #include <node/blockstorage/blockstorage.h>
 #include <streams.h>
 #include <test/util/setup.h>
@@ -176,6 +177,36 @@ BOOST_AUTO_TEST_CASE(block_proof_from_compact)
     BOOST_CHECK_EQUAL(carried.GetHex(), std::string(47, '0') + "1" + std::string(16, '0'));
     BOOST_CHECK(carried > ChainWork::FromUint64(UINT64_MAX));
     BOOST_CHECK(node::BlockProofFromCompact(0x1d00ffff) + node::BlockProofFromCompact(0x1d00ffff) == ChainWork::FromUint64(0x200020002));
+}
+
+// The block index's own chain-work arithmetic must agree with kernel/pow.h's
+// GetBlockProof on every nBits, so that the index can switch to it without
+// changing any chainwork it reports or any fork it picks: every exponent
+// with mantissas at the edges of the sign bit and of each width, then
+// pseudo-random nBits.
+BOOST_AUTO_TEST_CASE(chain_work_matches_kernel_pow)
+{
+    std::vector<uint32_t> all_bits;
+    for (uint32_t exponent = 0; exponent < 256; ++exponent) {
+        for (const uint32_t mantissa : {0x000000u, 0x000001u, 0x0000ffu, 0x000100u, 0x00ffffu, 0x010000u, 0x7fffffu,
+                                        0x800000u, 0x800001u, 0xffffffu, 0x123456u, 0x003456u}) {
+            all_bits.push_back(exponent << 24 | mantissa);
+        }
+    }
+    uint64_t state = 0x9e3779b97f4a7c15;
+    for (int i = 0; i < 200000; ++i) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        all_bits.push_back(static_cast<uint32_t>(state >> 32));
+    }
+    size_t nonzero = 0;
+    for (const uint32_t n_bits : all_bits) {
+        const std::string ours = node::BlockProofFromCompact(n_bits).GetHex();
+        const arith_uint256 kernel = GetBlockProof(n_bits);
+        if (ours != ArithToUint256(kernel).GetHex()) BOOST_FAIL("nBits " << n_bits << ": " << ours);
+        nonzero += kernel != 0;
+    }
+    // Most of the sample must prove something, or the comparison is of zeros.
+    BOOST_CHECK_GT(nonzero, all_bits.size() / 40);
 }
 
 BOOST_AUTO_TEST_CASE(save_and_read_round_trip)
