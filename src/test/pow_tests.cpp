@@ -151,6 +151,16 @@ BOOST_AUTO_TEST_CASE(block_proof)
     BOOST_CHECK(GetBlockProof(0x17034219) == arith_uint256{"371041696979166003650763"});
     // The easiest valid target, 2^255, is worth one hash.
     BOOST_CHECK(GetBlockProof(0x21008000) == 1);
+    // target = 1: 2^256 / 2, the top bit alone.
+    BOOST_CHECK_EQUAL(ArithToUint256(GetBlockProof(0x03000001)).GetHex(), Padded("8"));
+    // target = 2^23 - 1, the largest mantissa at exponent 3: exactly 2^233.
+    BOOST_CHECK_EQUAL(ArithToUint256(GetBlockProof(0x037fffff)).GetHex(), Padded("000002"));
+    // The largest target that does not overflow still proves 1.
+    BOOST_CHECK(GetBlockProof(0x2100ffff) == 1);
+    // Zero, shifted to zero, negative, overflowing: nothing.
+    for (const uint32_t nothing : {0x00000000u, 0x01003456u, 0x04923456u, 0x23000001u, 0xff123456u, 0x21010000u}) {
+        BOOST_CHECK_MESSAGE(GetBlockProof(nothing) == 0, "nBits " << nothing << " should prove nothing");
+    }
     // Work adds up: three regtest blocks on a main-difficulty block.
     BOOST_CHECK(GetBlockProof(0x1d00ffff) + 3 * GetBlockProof(0x207fffff) == arith_uint256{"0x100010007"});
 }

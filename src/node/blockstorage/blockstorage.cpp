@@ -724,9 +724,9 @@ std::string CBlockFileInfo::ToString() const
 
 namespace node {
 
-ChainWork BlockManager::BlockProof(uint32_t n_bits) const
+arith_uint256 BlockManager::BlockProof(uint32_t n_bits) const
 {
-    if (!m_proof_cache || m_proof_cache->first != n_bits) m_proof_cache.emplace(n_bits, BlockProofFromCompact(n_bits));
+    if (!m_proof_cache || m_proof_cache->first != n_bits) m_proof_cache.emplace(n_bits, GetBlockProof(n_bits));
     return m_proof_cache->second;
 }
 
@@ -758,7 +758,7 @@ CBlockIndex* BlockManager::AddToBlockIndex(const CBlockHeader& header)
     entry->nStatus = BLOCK_VALID_TREE;
     // A child of a failed block can never be part of a valid chain.
     if (parent && IsFailed(*parent)) entry->nStatus |= BLOCK_FAILED_CHILD;
-    entry->nChainWork = (parent ? parent->nChainWork : ChainWork{}) + BlockProof(header.nBits);
+    entry->nChainWork = (parent ? parent->nChainWork : arith_uint256{0}) + BlockProof(header.nBits);
     entry->nSequenceId = m_next_sequence_id++;
 
     CBlockIndex* added = m_block_index.emplace(hash, std::move(entry)).first->second.get();
@@ -879,7 +879,7 @@ bool BlockManager::LinkAndCheckIndex(const std::vector<std::pair<CBlockIndex*, u
     for (const auto& [hash, entry] : m_block_index) by_height.push_back(entry.get());
     std::ranges::sort(by_height, {}, &CBlockIndex::nHeight);
     for (CBlockIndex* entry : by_height) {
-        entry->nChainWork = (entry->pprev ? entry->pprev->nChainWork : ChainWork{}) + BlockProof(entry->nBits);
+        entry->nChainWork = (entry->pprev ? entry->pprev->nChainWork : arith_uint256{0}) + BlockProof(entry->nBits);
         entry->SetChainTxFromParent();
     }
 

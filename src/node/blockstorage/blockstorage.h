@@ -47,7 +47,7 @@
 // Chain work is not stored: LoadBlockIndex recomputes it from nBits.
 
 #include <kernel/chainparams.h>
-#include <node/blockstorage/chainwork.h>
+#include <kernel/pow.h>
 #include <node/blockstorage/obfuscation.h>
 #include <primitives/block.h>
 #include <uint256.h>
@@ -128,7 +128,7 @@ struct CBlockIndex {
     unsigned int nUndoPos{0};
 
     // Memory only: total work from the root up to and including this block.
-    node::ChainWork nChainWork;
+    arith_uint256 nChainWork;
     // Memory only: arrival order, for ties in work (lower came first).
     uint64_t nSequenceId{0};
     // Memory only: transactions in the chain up to and including this block
@@ -337,7 +337,7 @@ private:
     std::optional<std::vector<std::byte>> ReadRecord(FileKind kind, const FlatFilePos& pos, size_t trailer_bytes) const;
 
     int FindBlockFile(unsigned int add_size);
-    ChainWork BlockProof(uint32_t n_bits) const;
+    arith_uint256 BlockProof(uint32_t n_bits) const;
     void ClearIndex();
     void LoadFileInfos();
     bool LoadBlockRecords(std::vector<std::pair<CBlockIndex*, uint256>>& parents);
@@ -363,7 +363,7 @@ private:
 
     // nBits changes once per retarget period, so one entry saves almost all
     // of the 256-bit divisions when loading a long chain.
-    mutable std::optional<std::pair<uint32_t, ChainWork>> m_proof_cache;
+    mutable std::optional<std::pair<uint32_t, arith_uint256>> m_proof_cache;
 };
 
 } // namespace node

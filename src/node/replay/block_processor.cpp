@@ -1,6 +1,7 @@
 #include <node/replay/block_processor.h>
 
 #include <kernel/connect.h>
+#include <kernel/pow.h>
 #include <kernel/undo.h>
 #include <streams.h>
 #include <util/log.h>
@@ -23,11 +24,11 @@ std::string FormatBlockTime(int64_t time)
                        utc.tm_hour, utc.tm_min, utc.tm_sec);
 }
 
-double Log2Work(const ChainWork& work)
+double Log2Work(const arith_uint256& work)
 {
     // Hex to double is exact enough for a log line.
     double value = 0;
-    for (char c : work.GetHex()) value = value * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+    for (char c : ArithToUint256(work).GetHex()) value = value * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
     return value > 0 ? std::log2(value) : 0;
 }
 

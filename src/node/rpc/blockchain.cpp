@@ -1,5 +1,6 @@
 #include <node/rpc/blockchain.h>
 
+#include <kernel/pow.h>
 #include <node/chainstate/chain_info.h>
 #include <node/init/context.h>
 #include <node/rpc/util.h>
@@ -47,7 +48,7 @@ json HeaderToJson(const NodeContext& node, const CBlockIndex* tip, const CBlockI
         {"bits", fmt::format("{:08x}", index.nBits)},
         {"target", TargetHex(index.nBits)},
         {"difficulty", GetDifficulty(index.nBits)},
-        {"chainwork", index.nChainWork.GetHex()},
+        {"chainwork", ArithToUint256(index.nChainWork).GetHex()},
         {"nTx", index.nTx},
     };
     if (index.pprev) result["previousblockhash"] = index.pprev->hash.GetHex();
@@ -123,7 +124,7 @@ json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
         AddTipTarget(result, *tip);
         result["time"] = tip->GetBlockTime();
         result["mediantime"] = GetMedianTimePast(*tip);
-        result["chainwork"] = tip->nChainWork.GetHex();
+        result["chainwork"] = ArithToUint256(tip->nChainWork).GetHex();
     }
     const uint64_t prune_target = PruneTarget(node);
     result["pruned"] = prune_target > 0;
