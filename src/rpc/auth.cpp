@@ -1,6 +1,7 @@
 #include <rpc/auth.h>
 
 #include <util/log.h>
+#include <util/strencodings.h>
 
 #include <array>
 #include <cstdio>
@@ -24,17 +25,6 @@ bool ReadUrandom(unsigned char* out, size_t size)
     return urandom.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(size)).good();
 }
 
-std::string Hex(const unsigned char* data, size_t size)
-{
-    static constexpr char DIGITS[] = "0123456789abcdef";
-    std::string out;
-    for (size_t i = 0; i < size; ++i) {
-        out += DIGITS[data[i] >> 4];
-        out += DIGITS[data[i] & 0xf];
-    }
-    return out;
-}
-
 } // namespace
 
 bool GenerateAuthCookie(const std::filesystem::path& cookie_file, std::string& credentials_out)
@@ -44,7 +34,7 @@ bool GenerateAuthCookie(const std::filesystem::path& cookie_file, std::string& c
         LogError("Unable to read /dev/urandom for the RPC authentication cookie");
         return false;
     }
-    const std::string credentials = std::string{COOKIE_AUTH_USER} + ":" + Hex(secret.data(), secret.size());
+    const std::string credentials = std::string{COOKIE_AUTH_USER} + ":" + HexStr(secret);
 
     std::filesystem::path temp_file = cookie_file;
     temp_file += ".tmp";
