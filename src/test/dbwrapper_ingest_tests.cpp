@@ -8,6 +8,7 @@
 #include <dbwrapper.h>
 #include <dbwrapper/ingest.h>
 #include <dbwrapper/table_encoder.h>
+#include <test/util/db_params.h>
 #include <test/util/ingest_available.h>
 #include <test/util/setup.h>
 
@@ -50,11 +51,6 @@ struct NumberKey {
 };
 
 using Model = std::map<uint32_t, std::optional<uint64_t>>;
-
-DBParams OnDisk(const std::filesystem::path& path, std::optional<size_t> fail_after = std::nullopt)
-{
-    return DBParams{.path = path, .cache_bytes = 1 << 20, .options = {.fail_writes_after_bytes = fail_after}};
-}
 
 // A batch of puts (and an erase for every key in `erase`), keys ascending.
 void FillBatch(CDBBatch& batch, Model& model, uint32_t first, uint32_t count, uint32_t step, uint64_t tag)
@@ -475,7 +471,7 @@ BOOST_AUTO_TEST_CASE(full_disk_discards_the_run, *boost::unit_test::precondition
     const auto path = tmp.m_path / "db";
     const Model model = WriteFirstDatabase(path);
     {
-        CDBWrapper db{OnDisk(path, /*fail_after=*/64 << 10)};
+        CDBWrapper db{OnDisk(path, /*obfuscate=*/true, /*fail_writes_after_bytes=*/64 << 10)};
         CDBBatch batch{db};
         Model lost;
         FillBatch(batch, lost, 1000, 20000, 1, 2);
@@ -516,7 +512,7 @@ BOOST_AUTO_TEST_CASE(commit_fails_anywhere_all_or_nothing, *boost::unit_test::pr
             const Model before = WriteFirstDatabase(path);
             Model with_run = before;
             {
-                CDBWrapper db{OnDisk(path, budget)};
+                CDBWrapper db{OnDisk(path, /*obfuscate=*/true, budget)};
                 CDBBatch batch{db};
                 FillBatch(batch, with_run, 1000, RUN_KEYS, 1, 2);
                 try {
@@ -584,7 +580,7 @@ BOOST_AUTO_TEST_CASE(ingested_files_are_written_with_o_direct, *boost::unit_test
     // A write budget (a simulated full disk) stands between LevelDB and the
     // disk: its files are never written directly.
     Model budget_model;
-    CDBWrapper budgeted{OnDisk(tmp.m_path / "budgeted", size_t{1} << 30)};
+    CDBWrapper budgeted{OnDisk(tmp.m_path / "budgeted", /*obfuscate=*/true, /*fail_writes_after_bytes=*/size_t{1} << 30)};
     CDBBatch batch{budgeted};
     FillBatch(batch, budget_model, 100, 20000, 2, 1);
     budgeted.IngestBatch(batch);

@@ -8,6 +8,7 @@
 
 #include <dbwrapper.h>
 #include <streams.h>
+#include <test/util/db_params.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
 #include <test/util/stream_helpers.h>
@@ -90,11 +91,6 @@ std::vector<unsigned char> Xor(std::vector<unsigned char> data, std::span<const 
 {
     for (size_t i = 0; i < data.size(); ++i) data[i] ^= key[i % key.size()];
     return data;
-}
-
-DBParams OnDisk(const std::filesystem::path& path, bool obfuscate)
-{
-    return DBParams{.path = path, .cache_bytes = 1 << 20, .obfuscate = obfuscate};
 }
 
 bool ContainsBytes(const std::string& haystack, std::span<const unsigned char> needle)

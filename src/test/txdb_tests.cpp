@@ -9,6 +9,7 @@
 #include <kernel/caches.h>
 #include <test/util/cache_entries.h>
 #include <test/util/coin_compare.h>
+#include <test/util/db_params.h>
 #include <test/util/ingest_available.h>
 #include <test/util/setup.h>
 #include <txdb.h>
@@ -83,8 +84,6 @@ std::unique_ptr<FlaggedMap> DirtyMap(const std::map<COutPoint, Coin>& coins)
     for (const auto& [outpoint, coin] : coins) batch->Add(outpoint, Coin{coin}, CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
     return batch;
 }
-
-DBParams OnDisk(const std::filesystem::path& path) { return DBParams{.path = path, .cache_bytes = 1 << 20}; }
 
 // Every batch through LevelDB's write path, bulk loads' too.
 CoinsViewOptions ThroughLog(CoinsViewOptions options)
