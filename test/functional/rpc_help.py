@@ -8,6 +8,11 @@ default) when it takes any, shows its result and at least one example.
 The result's fields are those the command returns, and the optional ones
 are marked so.
 
+`bitcoind -help`, `bitcoind -help-debug` and `bitcoin-cli -help` print, byte
+for byte, the texts committed in test/functional/data/ (the option texts are
+assembled from each subsystem's own registration; moving that code must not
+change a byte of what users see).
+
 `bitcoind -help-debug` and `bitcoin-cli -help` show every option's default,
 but for the actions (-?, -h, -help, -help-debug, -version, -getinfo) and the options
 coinsdb accepts only to ignore them.
@@ -19,8 +24,12 @@ the documented differences) and, where the fields are the same, the same
 description column, i.e. the same layout.
 """
 
+import difflib
+import os
+import pathlib
 import re
 import subprocess
+import sys
 
 from test_framework.test_framework import BitcoinTestFramework, SkipTest
 from test_framework.util import assert_equal, assert_greater_than, assert_in
@@ -123,6 +132,7 @@ class RPCHelpTest(BitcoinTestFramework):
         for command, usage in sorted(commands.items()):
             self.check_help(node, command, usage)
         self.check_fields_returned(node)
+        self.check_help_texts_unchanged()
         self.check_option_defaults()
         self.compare_with_core(commands)
 
@@ -173,6 +183,24 @@ class RPCHelpTest(BitcoinTestFramework):
             assert_equal((command, sorted(returned - set(documented))), (command, []))
             required = {name for name, optional in documented.items() if not optional}
             assert_equal((command, sorted(required - returned)), (command, []))
+
+    def check_help_texts_unchanged(self):
+        data = pathlib.Path(__file__).resolve().parent / "data"
+        # -dbcache's default depends on the machine (caches.h's table); the
+        # committed texts hold a placeholder where the number goes.
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        dbcache_default = "1024" if sys.maxsize > 2**32 and ram >= 4 << 30 else "450"
+        for binary, flag, expected_file in ((self.bitcoind, "-help", "bitcoind-help.txt"),
+                                            (self.bitcoind, "-help-debug", "bitcoind-help-debug.txt"),
+                                            (self.bitcoin_cli, "-help", "bitcoin-cli-help.txt")):
+            self.log.info("%s %s: the same bytes as data/%s", binary.rsplit("/", 1)[-1], flag, expected_file)
+            text = subprocess.run([binary, flag], capture_output=True, text=True, check=True).stdout
+            expected = (data / expected_file).read_text().replace("{dbcache_default}", dbcache_default)
+            if text != expected:
+                diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                                    "data/" + expected_file, flag))
+                raise AssertionError("%s %s changed; if on purpose, update test/functional/data/%s:\n%s"
+                                     % (binary, flag, expected_file, diff))
 
     def check_option_defaults(self):
         actions = {"-?", "-h", "-help", "-help-debug", "-version", "-getinfo"}
