@@ -6,8 +6,8 @@ class RPCTable;
 namespace node {
 struct NodeContext;
 
-// Every RPC method of the node: the chain (rpc_blockchain.cpp), the UTXO
-// set and snapshots (rpc_coins.cpp), uptime and stop (rpc_control.cpp).
+// Every RPC method of the node: the chain (node/rpc/blockchain.cpp), the UTXO
+// set and snapshots (coins.cpp), uptime and stop (control.cpp).
 void RegisterBlockchainRPCCommands(RPCTable& table, NodeContext& node);
 
 } // namespace node

@@ -81,7 +81,7 @@ inline auto BindNode(NodeContext& node, NodeRPCMethod fn)
     return [&node, fn](const JSONRPCRequest& request) { return fn(node, request); };
 }
 
-// Each file's methods (rpc_blockchain.cpp, rpc_coins.cpp, rpc_control.cpp).
+// Each file's methods (node/rpc/blockchain.cpp, coins.cpp, control.cpp).
 void RegisterChainRPCCommands(RPCTable& table, NodeContext& node);
 void RegisterCoinsRPCCommands(RPCTable& table, NodeContext& node);
 void RegisterControlRPCCommands(RPCTable& table, NodeContext& node);
