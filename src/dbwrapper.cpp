@@ -490,6 +490,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         impl.memory_env.reset(leveldb::NewMemEnv(leveldb::Env::Default()));
         options.env = impl.memory_env.get();
     } else {
+        if (params.options.base_env_for_tests) options.env = params.options.base_env_for_tests;
         if (params.wipe_data) {
             LogInfo("Wiping LevelDB in {}", params.path.string());
             ThrowOnError(leveldb::DestroyDB(params.path.string(), options), m_name);
@@ -513,7 +514,8 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         // writes, so a full disk fails one of them as it would for real.
         // Table files it builds itself bypass the page cache only when
         // nothing stands between LevelDB and the disk.
-        const bool direct_ingest = !params.options.storage && !params.options.fail_writes_after_bytes;
+        const bool direct_ingest = !params.options.storage && !params.options.fail_writes_after_bytes &&
+                                   !params.options.base_env_for_tests;
         impl.table_env = NewTableBufferingEnv(options.env, direct_ingest, impl.direct_files);
         options.env = impl.table_env.get();
     }

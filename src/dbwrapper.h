@@ -37,6 +37,11 @@ public:
     explicit dbwrapper_error(const std::string& msg) : std::runtime_error{msg} {}
 };
 
+namespace leveldb {
+class Env;
+class Status;
+} // namespace leveldb
+
 struct DBOptions {
     // Don't compact the whole database on open (tests and benchmarks).
     bool force_compact{false};
@@ -46,6 +51,10 @@ struct DBOptions {
     // -debugstorage: the database's files behave as if on this slower
     // device (benchmarks; storage_profile.h).
     std::optional<StorageProfile> storage{};
+    // Tests: the environment under the database's own ones, in place of
+    // LevelDB's file system environment (power-loss tests wrap that one);
+    // ignored with memory_only. Not owned: it must outlive the database.
+    leveldb::Env* base_env_for_tests{nullptr};
 };
 
 struct DBParams {
@@ -82,10 +91,6 @@ public:
 private:
     std::array<unsigned char, KEY_SIZE> m_key{};
 };
-
-namespace leveldb {
-class Status;
-}
 
 class CDBWrapper;
 
