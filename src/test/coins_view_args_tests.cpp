@@ -76,6 +76,7 @@ BOOST_AUTO_TEST_CASE(read_from_args)
     ArgsManager args;
     args.AddArg("-dbbatchsize=<n|auto>", "", ArgsManager::DEBUG_ONLY, "o");
     args.AddArg("-dbcrashratio=<n>", "", ArgsManager::DEBUG_ONLY, "o");
+    args.AddArg("-snapshotingest", "", ArgsManager::DEBUG_ONLY, "o");
     std::string error;
     {
         const char* argv[]{"bitcoind", "-dbbatchsize=auto", "-dbcrashratio=7"};
@@ -86,6 +87,15 @@ BOOST_AUTO_TEST_CASE(read_from_args)
         BOOST_CHECK_EQUAL(*source, "derived from -dbcache=2000");
         BOOST_CHECK_EQUAL(options.batch_write_bytes, 134'217'728U);
         BOOST_CHECK_EQUAL(options.simulate_crash_ratio, 7);
+        BOOST_CHECK(options.ingest_tables);
+    }
+    {
+        // Ingestion alone off: the rest of a bulk load is -snapshotbulkload's.
+        const char* argv[]{"bitcoind", "-snapshotingest=0"};
+        BOOST_REQUIRE(args.ParseParameters(2, argv, error));
+        CoinsViewOptions options;
+        BOOST_REQUIRE(node::ReadCoinsViewArgs(args, DEFAULT_KERNEL_CACHE, options, error));
+        BOOST_CHECK(!options.ingest_tables);
     }
     {
         // -nodbbatchsize reads as 0: refused like an explicit 0.

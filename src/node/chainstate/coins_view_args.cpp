@@ -28,6 +28,7 @@ std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbc
     const auto batch = ParseDbBatchSize(args.GetArg("dbbatchsize"), dbcache_bytes, error);
     if (!batch) return std::nullopt;
     options.batch_write_bytes = batch->bytes;
+    options.ingest_tables = args.GetBoolArg("snapshotingest", options.ingest_tables);
     if (auto value = args.GetArg("dbcrashratio")) {
         const auto ratio = ParseInt64(*value);
         if (!ratio || *ratio < 0 || *ratio > INT32_MAX) {

@@ -31,7 +31,7 @@ struct DbBatchSize {
 // Returns nullopt with error set for a rejected value.
 std::optional<DbBatchSize> ParseDbBatchSize(const std::optional<std::string>& value, size_t dbcache_bytes, std::string& error);
 
-// Fills CoinsViewOptions from -dbbatchsize and -dbcrashratio; dbcache_bytes
+// Fills CoinsViewOptions from -dbbatchsize, -snapshotingest and -dbcrashratio; dbcache_bytes
 // is the -dbcache total the auto mode scales with. Returns the batch size's
 // source for the startup log, or nullopt with error set for a bad value.
 std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbcache_bytes, CoinsViewOptions& options, std::string& error);
