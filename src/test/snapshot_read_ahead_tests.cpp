@@ -210,4 +210,34 @@ BOOST_AUTO_TEST_CASE(stops_when_dropped_midway)
     BOOST_CHECK(!file->AtEnd());
 }
 
+BOOST_AUTO_TEST_CASE(big_scripts_end_a_chunk_early)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "snapshot.dat";
+    TestRand rng{0xb165c7};
+    // Scripts of 10,000 bytes, the largest a coin stores: 4096 of them
+    // would be 40 MiB a chunk, and six chunks in flight 240 MiB.
+    constexpr size_t SCRIPT_BYTES = 10'000;
+    constexpr size_t COINS = 3 * SnapshotReadAhead::CHUNK_SCRIPT_BYTES / SCRIPT_BYTES;
+    CoinList coins = RandomCoins(rng, COINS, false);
+    for (auto& [outpoint, coin] : coins) coin.out.scriptPubKey = CScript(SCRIPT_BYTES, static_cast<unsigned char>(0x51 + rng.Next() % 7));
+    WriteFile(path, coins);
+    SnapshotMetadata metadata;
+    const auto file = OpenBody(path, metadata);
+    SnapshotReadAhead reader{*file, metadata, BASE_HEIGHT};
+    SnapshotReadAhead::Chunk chunk;
+    size_t read = 0;
+    size_t chunks = 0;
+    while (reader.Next(chunk)) {
+        size_t script_bytes = 0;
+        for (const auto& [outpoint, coin] : chunk.coins) script_bytes += coin.DynamicMemoryUsage();
+        // Past the bound by at most the coin that reached it.
+        BOOST_CHECK_LT(script_bytes, SnapshotReadAhead::CHUNK_SCRIPT_BYTES + SCRIPT_BYTES + 64);
+        read += chunk.coins.size();
+        ++chunks;
+    }
+    BOOST_CHECK_EQUAL(read, coins.size());
+    BOOST_CHECK_GE(chunks, 3U);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -28,14 +28,16 @@ void SnapshotReadAhead::Run()
         // A chunk that starts out of order is so from its first coin.
         chunk.first_unordered = m_hasher.InOrder() ? CHUNK_COINS : 0;
         size_t count = 0;
+        size_t script_bytes = 0;
         std::exception_ptr error;
         try {
-            for (; count < CHUNK_COINS; ++count) {
+            for (; count < CHUNK_COINS && script_bytes < CHUNK_SCRIPT_BYTES; ++count) {
                 auto& [outpoint, coin] = chunk.coins[count];
                 if (!m_reader.Next(outpoint, coin)) {
                     more = false;
                     break;
                 }
+                script_bytes += coin.DynamicMemoryUsage();
                 const bool was_in_order = m_hasher.InOrder();
                 m_hasher.Add(outpoint, coin, m_reader.CoinsRead());
                 if (was_in_order && !m_hasher.InOrder()) chunk.first_unordered = count;

@@ -33,6 +33,12 @@ public:
     };
 
     static constexpr size_t CHUNK_COINS = 4096;
+    // A chunk also ends once its coins' scripts hold this many heap bytes:
+    // 4096 coins of 10,000-byte scripts are 40 MiB, and the queue, the
+    // chunk being read and the one being stored would then hold 240 MiB
+    // whatever -dbcache says. Ordinary coins (scripts of at most 28 bytes
+    // live inside the coin) never reach it, so their chunks are unchanged.
+    static constexpr size_t CHUNK_SCRIPT_BYTES = size_t{1} << 20;
     static constexpr size_t CHUNKS_AHEAD = 4;
 
     SnapshotReadAhead(AutoFile& file, const SnapshotMetadata& metadata, int base_height);
