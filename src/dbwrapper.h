@@ -384,7 +384,7 @@ private:
 // "fill a batch, write it when full":
 // - a full batch in key order (each of a snapshot load's but the first) goes
 //   to LevelDB on a thread of its own while the caller fills the other
-//   batch; one out of order is sorted and written on the caller's thread
+//   batch (unless `overlap` is off); one out of order is sorted and written on the caller's thread
 //   with no other batch around, so at most two batch buffers exist at once;
 // - with `ingest`, a batch whose keys rise above the batch before goes into
 //   table files (CDBWrapper::IngestBatch) instead of LevelDB's log; the run
@@ -400,6 +400,10 @@ public:
     struct Options {
         size_t batch_bytes;
         bool ingest{false};
+        // Off, every batch is written on the caller's thread, and one batch
+        // buffer is all a write holds: for caches so small that a second
+        // batch would be a large share of the memory they were given.
+        bool overlap{true};
     };
     // `end`: the caller's token for where the released entries end.
     struct Hooks {

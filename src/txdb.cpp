@@ -236,7 +236,8 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     // set the pace of a flush (CDBBatchWriter). The cursor releases a
     // batch's entries (cleans them, or erases them when spent) only once
     // the batch is in the database.
-    CDBBatchWriter writer{*m_db, {.batch_bytes = m_options.batch_write_bytes, .ingest = m_bulk_load && m_options.ingest_tables},
+    CDBBatchWriter writer{*m_db, {.batch_bytes = m_options.batch_write_bytes, .ingest = m_bulk_load && m_options.ingest_tables,
+                                  .overlap = m_options.overlap_batches},
                           {.release = [&](void* end) { cursor.ReleaseUntil(static_cast<CoinsCachePair*>(end)); },
                            .after_partial = [&] { if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options); },
                            .sample = sample_rss}};

@@ -36,6 +36,9 @@ struct CoinsViewOptions {
     // (CDBWrapper::IngestBatch), not through LevelDB's log and memtable.
     // Off, every batch is written through LevelDB, as Core writes it.
     bool ingest_tables{true};
+    // Whether a flush fills its next batch while LevelDB writes the one
+    // before (CDBBatchWriter): faster, but a second batch in memory.
+    bool overlap_batches{true};
 };
 
 // What the last BatchWrite did, for getcoinscacheinfo and benchmarks.

@@ -71,7 +71,7 @@ void CDBBatchWriter::WritePartial(void* end)
     m_hooks.sample();
     const bool ingests = m_options.ingest && m_db.CanIngest(*m_batch);
     if (!ingests) CommitRun();
-    if (m_batch->InKeyOrder()) {
+    if (m_options.overlap && m_batch->InKeyOrder()) {
         std::swap(m_batch, m_other);
         std::swap(m_batch_reserved, m_other_reserved);
         CDBBatch* const writing = m_other.get();
@@ -86,8 +86,17 @@ void CDBBatchWriter::WritePartial(void* end)
         }
     } else {
         m_other.reset();
-        m_db.WriteBatch(*m_batch);
-        Written(end, /*partial=*/true);
+        if (ingests) {
+            m_db.IngestBatch(*m_batch);
+            m_hooks.sample();
+            m_run_end = end;
+            ++m_stats.batches;
+            ++m_stats.ingested;
+            m_hooks.after_partial();
+        } else {
+            m_db.WriteBatch(*m_batch);
+            Written(end, /*partial=*/true);
+        }
     }
     m_batch->Clear();
 }

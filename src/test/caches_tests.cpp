@@ -75,6 +75,14 @@ constexpr bool AutoBatchTableHolds()
 static_assert(AutoBatchTableHolds());
 static_assert(GetDbBatchSize(DEFAULT_KERNEL_CACHE) == DEFAULT_DB_CACHE_BATCH);
 static_assert(GetDbBatchSize(SIZE_MAX) == MAX_DB_CACHE_BATCH);
+// Two batch buffers only where the second is at most an eighth of -dbcache:
+// the default cache keeps its double buffering, -dbcache=64 (and 255) with
+// the default batch writes one batch at a time.
+static_assert(OverlapBatches(DEFAULT_KERNEL_CACHE, DEFAULT_DB_CACHE_BATCH));
+static_assert(OverlapBatches(256 * MiB, DEFAULT_DB_CACHE_BATCH));
+static_assert(!OverlapBatches(255 * MiB, DEFAULT_DB_CACHE_BATCH));
+static_assert(!OverlapBatches(64 * MiB, DEFAULT_DB_CACHE_BATCH));
+static_assert(!OverlapBatches(MIN_DBCACHE_BYTES, GetDbBatchSize(MIN_DBCACHE_BYTES)));
 
 // Worked examples. Columns: total, block-tree db, coins db, coins cache.
 const std::vector<Split> SPLITS{

@@ -539,6 +539,31 @@ BOOST_AUTO_TEST_CASE(bulk_load_writes_no_markers)
     }
 }
 
+BOOST_AUTO_TEST_CASE(one_batch_buffer_without_overlap)
+{
+    // overlap_batches off (small caches): every partial batch, ingested or
+    // through the log, is written on the flushing thread, none beside it,
+    // and the flush keeps every coin.
+    for (const bool ingest : {true, false}) {
+        BOOST_TEST_CONTEXT("ingest " << ingest)
+        {
+            TempDirFixture tmp;
+            const uint256 target = Hash(0xd1, 0x01);
+            const auto coins = MakeCoins(60, 0xd2);
+            CoinsViewOptions options{.batch_write_bytes = 200, .ingest_tables = ingest, .overlap_batches = false};
+            CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), options};
+            db.SetBulkLoad(true);
+            WriteCoins(db, coins, target);
+            const CoinsFlushStats stats = db.LastFlushStats();
+            BOOST_CHECK_GT(stats.batches, 2U);
+            BOOST_CHECK_EQUAL(stats.overlapped, 0U);
+            BOOST_CHECK_EQUAL(stats.ingested, ingest ? stats.batches : 0U);
+            BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+            CheckAllPresent(db, coins);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(single_batch_flush_never_crashes)
 {
     // The crash point sits after partial batches only: a flush that fits in

@@ -29,6 +29,7 @@ std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbc
     if (!batch) return std::nullopt;
     options.batch_write_bytes = batch->bytes;
     options.ingest_tables = args.GetBoolArg("snapshotingest", options.ingest_tables);
+    options.overlap_batches = OverlapBatches(dbcache_bytes, batch->bytes);
     if (auto value = args.GetArg("dbcrashratio")) {
         const auto ratio = ParseInt64(*value);
         if (!ratio || *ratio < 0 || *ratio > INT32_MAX) {

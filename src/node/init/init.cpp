@@ -42,6 +42,8 @@ void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptio
     LogInfo("* Using {:.1f} MiB for in-memory UTXO set", sizes.coins * (1.0 / MiB));
     LogInfo("* Using {} bytes ({:.1f} MiB) database write batch size ({})", coins_view.batch_write_bytes,
             coins_view.batch_write_bytes * (1.0 / MiB), batch_size_source);
+    LogInfo("* Flushes write {}", coins_view.overlap_batches ? "the next batch while LevelDB takes the one before (two batch buffers)"
+                                                            : "one batch at a time: -dbcache is under 8 batches");
 }
 
 std::vector<std::string> RpcCredentials(const InitOptions& options, std::filesystem::path& cookie_path)
