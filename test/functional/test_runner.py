@@ -39,6 +39,7 @@ ALL_TESTS = [
     "feature_foreign_datadir.py",
     "feature_config_args.py",
     "feature_dbbatchsize.py",
+    "feature_memory_bound.py",
     "interface_bitcoin_cli.py",
     "interface_rpc.py",
     "tool_install.py",
