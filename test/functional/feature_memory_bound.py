@@ -13,7 +13,7 @@ for the snapshot reader's chunks of 4096 coins.
 import os
 
 from test_framework.snapshot import NETWORK_MAGIC, Coin, Snapshot, hash_serialized_3, hash_to_hex, sha256d
-from test_framework.test_framework import BitcoinTestFramework
+from test_framework.test_framework import BitcoinTestFramework, SkipTest
 from test_framework.util import assert_equal, write_file
 
 MIB = 1 << 20
@@ -46,6 +46,13 @@ class MemoryBoundTest(BitcoinTestFramework):
         self.num_nodes = 0
 
     def run_test(self):
+        # A sanitizer build's allocator holds freed memory in quarantine and
+        # maps shadow memory: its resident set says nothing about coinsdb's
+        # bound (an ASan build measured 124 MiB over idle at -dbcache=4).
+        with open(self.bitcoind, "rb") as binary:
+            image = binary.read()
+        if b"__asan_init" in image or b"__tsan_init" in image:
+            raise SkipTest("%s is a sanitizer build: its memory is not coinsdb's" % self.bitcoind)
         self.log.info("Build %d coins with %d-byte scripts", COINS, SCRIPT_BYTES)
         coins = []
         for i in range(COINS):
