@@ -1,4 +1,4 @@
-// Bulk ingestion (dbwrapper_ingest.h, CDBWrapper::IngestBatch): LevelDB's
+// Bulk ingestion (dbwrapper/codec.h, dbwrapper/ingest.h, CDBWrapper::IngestBatch): LevelDB's
 // log framing, CRC-32C and version edits as coinsdb reads and writes them,
 // checked against files LevelDB itself wrote; and runs of table files
 // handed to a database, against a std::map model: installed when nothing
