@@ -312,14 +312,20 @@ class KillTest(BitcoinTestFramework):
     def wipe(self, node):
         shutil.rmtree(node.net_dir)
 
-    def reference_snapshot(self):
+    def reference_load(self, cache_args):
+        """Starts the reference node and loads the snapshot: how long the
+        load took, and what it logged."""
         node = self.reference
-        node.start(self.snapshot_args + SMALL_CACHE)
+        node.start(self.snapshot_args + cache_args)
         offset = node.debug_log_size()
         start = time.monotonic()
         assert_equal(node.rpc_proxy(timeout=300).loadtxoutset(self.snapshot_path), self.loaded)
-        window = time.monotonic() - start
-        flushes = flush_durations(node.read_debug_log(offset))
+        return time.monotonic() - start, node.read_debug_log(offset)
+
+    def reference_snapshot(self):
+        node = self.reference
+        window, log = self.reference_load(SMALL_CACHE)
+        flushes = flush_durations(log)
         want = utxo_stats(node)
         assert_equal((want["hash_serialized_3"], want["txouts"], want["height"], want["bestblock"]),
                      (self.snapshot_info["hash_serialized_3"], SNAPSHOT_COINS, SNAPSHOT_HEIGHT, self.snapshot_info["base_blockhash"]))
@@ -329,12 +335,7 @@ class KillTest(BitcoinTestFramework):
 
     def reference_ingest(self):
         node = self.reference
-        node.start(self.snapshot_args + LARGE_CACHE)
-        offset = node.debug_log_size()
-        start = time.monotonic()
-        assert_equal(node.rpc_proxy(timeout=300).loadtxoutset(self.snapshot_path), self.loaded)
-        window = time.monotonic() - start
-        log = node.read_debug_log(offset)
+        window, log = self.reference_load(LARGE_CACHE)
         flushes = flush_durations(log)
         assert_equal(len(flushes), 1)
         done = INGEST_DONE_RE.search(log)
