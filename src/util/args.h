@@ -43,6 +43,11 @@ public:
         std::string expected;
         // Refused with upstream's "Invalid port specified in -<name>: '<value>'".
         bool port{false};
+
+        // The forms of most count and seconds options: what the int their
+        // readers cast to holds, from the smallest value the reader honours.
+        static IntForm NonNegative() { return {.min = 0, .max = INT32_MAX, .expected = "", .port = false}; }
+        static IntForm Positive() { return {.min = 1, .max = INT32_MAX, .expected = "", .port = false}; }
     };
 
     struct Option {

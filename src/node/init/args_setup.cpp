@@ -18,11 +18,6 @@ namespace node {
 void SetupServerArgs(ArgsManager& args)
 {
     using F = ArgsManager::Flags;
-    // Ranges: what the reader can hold without wrapping (an int, a byte
-    // count) and the smallest value it honours.
-    const ArgsManager::IntForm size_in_mib{.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false};
-    const ArgsManager::IntForm non_negative{.min = 0, .max = INT32_MAX, .expected = "", .port = false};
-    const ArgsManager::IntForm positive{.min = 1, .max = INT32_MAX, .expected = "", .port = false};
     const std::string opts = "Options";
     args.AddArg("-?", "Print this help message and exit", F::NONE, opts);
     args.AddArg("-h", "Print this help message and exit", F::DEBUG_ONLY, opts);
@@ -37,8 +32,9 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-daemonwait", "Same as -daemon: coinsdb always waits for initialization before detaching (default: 0)", F::NONE, opts);
     args.AddArg("-pid=<file>", "Specify pid file. Relative paths are prefixed by a net-specific datadir location (default: " + std::string{DEFAULT_PID_FILE} + ")", F::NONE, opts);
     // Negative and tiny values get the minimum, as upstream.
-    args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DBCACHE_BYTES / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts, size_in_mib);
-    args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", non_negative);
+    args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DBCACHE_BYTES / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts,
+                   {.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false});
+    args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", ArgsManager::IntForm::NonNegative());
     args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified (default: none)", F::NONE, opts);
     // Any integer parses; ParsePrevoutFetchThreads refuses a negative one with
     // Core's message and caps a large one at the maximum, as Core does.
@@ -77,8 +73,8 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-snapshotingest", "With -snapshotbulkload, hand a bulk load's batches in key order to LevelDB as table files coinsdb builds and installs itself; 0 writes them through LevelDB's own write path and leaves the rest of the bulk load as it is, to tell the two apart (default: 1)", F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
     args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, positive);
-    args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, non_negative);
+    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, ArgsManager::IntForm::Positive());
+    args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
 
     const std::string rpc = "RPC server options";
@@ -95,8 +91,8 @@ void SetupServerArgs(ArgsManager& args)
                    {.min = 1, .max = 1024, .expected = "", .port = false});
     // The queue is a list that grows as requests arrive, so a large value
     // costs nothing until it is used.
-    args.AddIntArg("-rpcworkqueue=<n>", "Set the depth of the work queue to service RPC calls (default: " + std::to_string(DEFAULT_HTTP_WORKQUEUE) + ")", F::DEBUG_ONLY, rpc, positive);
-    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: " + std::to_string(DEFAULT_RPC_SERVER_TIMEOUT_SECONDS) + ")", F::DEBUG_ONLY, rpc, positive);
+    args.AddIntArg("-rpcworkqueue=<n>", "Set the depth of the work queue to service RPC calls (default: " + std::to_string(DEFAULT_HTTP_WORKQUEUE) + ")", F::DEBUG_ONLY, rpc, ArgsManager::IntForm::Positive());
+    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: " + std::to_string(DEFAULT_RPC_SERVER_TIMEOUT_SECONDS) + ")", F::DEBUG_ONLY, rpc, ArgsManager::IntForm::Positive());
 
     // Subsystems coinsdb does not have: accepted so that published scripts
     // run unchanged, logged once at start-up.
