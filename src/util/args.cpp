@@ -71,6 +71,12 @@ bool InterpretBool(const std::string& value)
     return std::atoll(value.c_str()) != 0;
 }
 
+std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value)
+{
+    std::filesystem::path path{value};
+    return path.is_absolute() ? path : dir / path;
+}
+
 void ArgsManager::AddArg(const std::string& name_with_param, const std::string& help, unsigned flags, const std::string& category)
 {
     const auto eq = name_with_param.find('=');

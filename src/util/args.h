@@ -141,4 +141,7 @@ private:
 // otherwise the number it starts with is (non-zero = true).
 bool InterpretBool(const std::string& value);
 
+// Paths in options are relative to the network's data directory.
+std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value);
+
 #endif // COINSDB_UTIL_ARGS_H

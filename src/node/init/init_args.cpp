@@ -15,12 +15,6 @@
 
 namespace node {
 
-std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value)
-{
-    std::filesystem::path path{value};
-    return path.is_absolute() ? path : dir / path;
-}
-
 InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& net_dir)
 {
     InitOptions options;

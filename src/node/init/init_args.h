@@ -35,9 +35,6 @@ inline constexpr bool DEFAULT_BLOCKS_XOR{true};
 inline constexpr int64_t DEFAULT_RPC_THREADS{4};
 inline constexpr int64_t DEFAULT_RPC_SERVER_TIMEOUT_SECONDS{30};
 
-// Paths in options are relative to the network's data directory.
-std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value);
-
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
     bool daemon{false};
