@@ -1,14 +1,14 @@
 #include <node/init/args_setup.h>
 
 #include <kernel/caches.h>
-#include <node/replay/block_processor.h>
 #include <node/chainstate/caches.h>
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
+#include <node/init/logging_args.h>
+#include <node/replay/block_processor.h>
 #include <rpc/httpserver.h>
 #include <storage_profile.h>
 #include <util/args.h>
-#include <util/log.h>
 
 #include <cstdint>
 #include <string>
@@ -55,13 +55,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", F::NONE, chain);
 
     const std::string debug = "Debugging/Testing options";
-    args.AddArg("-debug=<category>", "Output debug and trace logging (default: -nodebug). <category> can be 1 or all (every category), 0 or none (no effect), or a category: coinsdb writes lines under " + logging::CategoryNames() + ". Every name Bitcoin Core takes (" + logging::KnownCategoryNames() + ") is accepted, so Core's command lines run; the others show nothing. Any other name is refused", F::NONE, debug);
-    args.AddArg("-debugexclude=<category>", "Exclude debug and trace logging for a category (the names -debug takes; default: none)", F::NONE, debug);
-    args.AddArg("-loglevel=<level>|<category>:<level>", "Set the global or per-category severity level for logging categories enabled with -debug: trace, debug or info (default: debug). Repeatable", F::DEBUG_ONLY, debug);
-    args.AddArg("-logtimemicros", "Add microsecond precision to debug timestamps (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddArg("-printtoconsole", "Send trace/debug info to console (default: 1 when no -daemon)", F::NONE, debug);
-    args.AddArg("-debuglogfile=<file>", "Specify location of debug log file (default: " + std::string{DEFAULT_DEBUG_LOG_FILE} + "); -nodebuglogfile disables it", F::NONE, debug);
-    args.AddArg("-logtimestamps", "Prepend debug output with a timestamp (default: " + std::to_string(DEFAULT_LOG_TIMESTAMPS) + ")", F::NONE, debug);
+    RegisterLoggingOptions(args);
     args.AddArg("-dbbatchsize=<n|auto>",
                 "Maximum database write batch size in bytes, 1 to " + std::to_string(MAX_DB_BATCH_OPTION) + ", or auto: " + std::to_string(DEFAULT_DB_CACHE_BATCH / MiB) +
                     " MiB per whole " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + " MiB of -dbcache, at least " +

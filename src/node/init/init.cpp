@@ -2,17 +2,18 @@
 
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
-#include <node/init/args_setup.h>
-#include <node/replay/block_processor_args.h>
-#include <node/blockstorage/reindex_check.h>
 #include <node/blockstorage/obfuscation.h>
+#include <node/blockstorage/reindex_check.h>
 #include <node/chainstate/caches.h>
 #include <node/chainstate/chainstate.h>
 #include <node/chainstate/coins_view_args.h>
+#include <node/init/args_setup.h>
 #include <node/init/context.h>
 #include <node/init/datadir_check.h>
 #include <node/init/init_args.h>
+#include <node/init/logging_args.h>
 #include <node/init/process.h>
+#include <node/replay/block_processor_args.h>
 #include <node/rpc/blockchain.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>

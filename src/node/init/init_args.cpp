@@ -42,66 +42,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     return options;
 }
 
-LogOptions ReadLogArgs(const ArgsManager& args, const std::filesystem::path& net_dir, bool daemon)
-{
-    LogOptions options;
-    for (const std::string& name : args.GetArgs("debug")) {
-        if (name == "0" || name == "none") continue;
-        const auto category = logging::CategoryFromName(name.empty() ? "1" : name);
-        if (!category) throw InitError("Unsupported logging category -debug=" + name + ".");
-        options.enabled.push_back(*category);
-    }
-    for (const std::string& name : args.GetArgs("debugexclude")) {
-        const auto category = logging::CategoryFromName(name);
-        if (!category) throw InitError("Unsupported logging category -debugexclude=" + name + ".");
-        options.excluded.push_back(*category);
-    }
-    for (const std::string& value : args.GetArgs("loglevel")) {
-        const size_t colon = value.find(':');
-        if (colon == std::string::npos) {
-            const auto level = logging::LevelFromName(value);
-            if (!level) throw InitError("Unsupported global logging level -loglevel=" + value + ". Valid values: info, debug, trace.");
-            options.levels.emplace_back(std::nullopt, *level);
-            continue;
-        }
-        const auto category = logging::CategoryFromName(value.substr(0, colon));
-        const auto level = logging::LevelFromName(value.substr(colon + 1));
-        if (!category || !level || *category == logging::Category::ALL) {
-            throw InitError("Unsupported category-specific logging level -loglevel=" + value +
-                            ". Expected -loglevel=<category>:<loglevel>. Valid categories: " + logging::KnownCategoryNames() +
-                            ". Valid loglevels: info, debug, trace.");
-        }
-        options.levels.emplace_back(*category, *level);
-    }
-    options.timestamps = args.GetBoolArg("logtimestamps", options.timestamps);
-    options.time_micros = args.GetBoolArg("logtimemicros", options.time_micros);
-    if (args.IsArgNegated("debuglogfile")) {
-        options.debug_log_file.reset();
-    } else {
-        options.debug_log_file = AbsPathInDir(net_dir, args.GetArg("debuglogfile", options.debug_log_file->string()));
-    }
-    options.print_to_console = args.GetBoolArg("printtoconsole", !daemon);
-    return options;
-}
-
-void StartLogging(const LogOptions& options)
-{
-    for (const logging::Category category : options.enabled) logging::EnableCategory(category);
-    for (const logging::Category category : options.excluded) logging::DisableCategory(category);
-    for (const auto& [category, level] : options.levels) {
-        if (category) {
-            logging::SetCategoryLogLevel(*category, level);
-        } else {
-            logging::SetLogLevel(level);
-        }
-    }
-    logging::SetTimestamps(options.timestamps, options.time_micros);
-    if (options.debug_log_file && !logging::OpenDebugLog(options.debug_log_file->string())) {
-        throw InitError("Could not open debug log file " + options.debug_log_file->string());
-    }
-    logging::SetPrintToConsole(options.print_to_console);
-}
-
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
 {
     for (const std::string& value : args.GetArgs("assumeutxo")) {

@@ -3,22 +3,20 @@
 
 // The options bitcoind's start-up (node/init/init.cpp) acts on itself, read once
 // into plain values whose defaults are given here: InitOptions for the
-// process, the block files and the RPC credentials, LogOptions for
-// logging, and the readers of -assumeutxo, the RPC server's options and
-// -prune. The subsystems' own options have their adapters beside them
-// (caches.h, coins_view_args.h, block_processor_args.h). A value start-up
-// refuses throws InitError with the message the user sees.
+// process, the block files and the RPC credentials, and the readers of
+// -assumeutxo, the RPC server's options and -prune. The subsystems' own
+// options have their adapters beside them (logging_args.h, caches.h,
+// coins_view_args.h, block_processor_args.h). A value start-up refuses
+// throws InitError with the message the user sees.
 
 #include <node/replay/block_processor.h>
 #include <rpc/httpserver.h>
-#include <util/log.h>
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 class ArgsManager;
@@ -28,9 +26,7 @@ namespace node {
 
 // Defaults that the help text (args_setup.cpp) states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
-inline constexpr const char* DEFAULT_DEBUG_LOG_FILE{"debug.log"};
 inline constexpr const char* DEFAULT_RPC_COOKIE_FILE{".cookie"};
-inline constexpr bool DEFAULT_LOG_TIMESTAMPS{true};
 inline constexpr bool DEFAULT_BLOCKS_XOR{true};
 inline constexpr int64_t DEFAULT_RPC_THREADS{4};
 inline constexpr int64_t DEFAULT_RPC_SERVER_TIMEOUT_SECONDS{30};
@@ -77,30 +73,6 @@ struct InitOptions {
 // Reads InitOptions; net_dir is the network's data directory. Refuses
 // nothing: the ArgsManager has checked the types and ranges already.
 InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& net_dir);
-
-struct LogOptions {
-    // -debug categories, then -debugexclude ones, each in the order given.
-    std::vector<logging::Category> enabled;
-    std::vector<logging::Category> excluded;
-    // -loglevel in the order given: for every category (none named) or one.
-    std::vector<std::pair<std::optional<logging::Category>, logging::Level>> levels;
-    // -logtimestamps, -logtimemicros
-    bool timestamps{DEFAULT_LOG_TIMESTAMPS};
-    bool time_micros{false};
-    // -debuglogfile; none with -nodebuglogfile.
-    std::optional<std::filesystem::path> debug_log_file{DEFAULT_DEBUG_LOG_FILE};
-    // -printtoconsole; by default only when not a daemon.
-    bool print_to_console{true};
-};
-
-// -debug, -debugexclude and -loglevel as Bitcoin Core reads them, refusing
-// what Core refuses (a typo would otherwise silently log nothing), and the
-// rest of LogOptions. daemon is InitOptions::daemon.
-LogOptions ReadLogArgs(const ArgsManager& args, const std::filesystem::path& net_dir, bool daemon);
-
-// Applies options to the logger and opens the debug log file (InitError
-// when it cannot).
-void StartLogging(const LogOptions& options);
 
 // Adds each -assumeutxo entry to params (regtest and signet only).
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
