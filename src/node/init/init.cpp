@@ -47,14 +47,14 @@ void LogCacheConfiguration(const kernel::CacheSizes& sizes, const CoinsViewOptio
                                                             : "one batch at a time: -dbcache is under 8 batches");
 }
 
-std::vector<std::string> RpcCredentials(const InitOptions& options, std::filesystem::path& cookie_path)
+std::vector<std::string> RpcCredentials(const RpcCredentialOptions& options, std::filesystem::path& cookie_path)
 {
     std::vector<std::string> credentials;
-    if (!options.rpc_password.empty()) {
-        credentials.push_back(options.rpc_user + ":" + options.rpc_password);
+    if (!options.password.empty()) {
+        credentials.push_back(options.user + ":" + options.password);
         return credentials;
     }
-    cookie_path = options.rpc_cookie_file;
+    cookie_path = options.cookie_file;
     std::string cookie;
     if (!GenerateAuthCookie(cookie_path, cookie)) throw InitError("Unable to write the RPC auth cookie " + cookie_path.string());
     credentials.push_back(cookie);
@@ -235,7 +235,7 @@ void StartRpcServer(const ArgsManager& args, const InitOptions& options, const C
     rpc.table.SetWarmup(true, "Loading chainstate...");
     RegisterBlockchainRPCCommands(rpc.table, node);
     HTTPRPCServer::Options server_options = RpcServerOptions(args, params);
-    server_options.auth_credentials = RpcCredentials(options, rpc.cookie_path);
+    server_options.auth_credentials = RpcCredentials(options.rpc_credentials, rpc.cookie_path);
     std::string error;
     const auto handler = [&table = rpc.table](const std::string& body, int& status) { return table.HandleHTTPBody(body, status); };
     if (!rpc.server.Start(server_options, handler, error)) {

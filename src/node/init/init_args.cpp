@@ -36,9 +36,16 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
     options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
     options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
-    options.rpc_user = args.GetArg("rpcuser", options.rpc_user);
-    options.rpc_password = args.GetArg("rpcpassword", options.rpc_password);
-    options.rpc_cookie_file = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", options.rpc_cookie_file.string()));
+    options.rpc_credentials = ReadRpcCredentialArgs(args, net_dir);
+    return options;
+}
+
+RpcCredentialOptions ReadRpcCredentialArgs(const ArgsManager& args, const std::filesystem::path& net_dir)
+{
+    RpcCredentialOptions options;
+    options.user = args.GetArg("rpcuser", options.user);
+    options.password = args.GetArg("rpcpassword", options.password);
+    options.cookie_file = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", options.cookie_file.string()));
     return options;
 }
 

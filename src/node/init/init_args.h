@@ -31,6 +31,17 @@ inline constexpr bool DEFAULT_BLOCKS_XOR{true};
 inline constexpr int64_t DEFAULT_RPC_THREADS{4};
 inline constexpr int64_t DEFAULT_RPC_SERVER_TIMEOUT_SECONDS{30};
 
+struct RpcCredentialOptions {
+    // -rpcuser and -rpcpassword; without a password the credentials are a
+    // cookie written to -rpccookiefile.
+    std::string user;
+    std::string password;
+    std::filesystem::path cookie_file{DEFAULT_RPC_COOKIE_FILE};
+};
+
+// Reads RpcCredentialOptions; net_dir is the network's data directory.
+RpcCredentialOptions ReadRpcCredentialArgs(const ArgsManager& args, const std::filesystem::path& net_dir);
+
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
     bool daemon{false};
@@ -63,11 +74,7 @@ struct InitOptions {
     bool stop_after_block_import{false};
     // -snapshotbulkload
     bool snapshot_bulk_load{DEFAULT_SNAPSHOT_BULK_LOAD};
-    // -rpcuser and -rpcpassword; without a password the credentials are a
-    // cookie written to -rpccookiefile.
-    std::string rpc_user;
-    std::string rpc_password;
-    std::filesystem::path rpc_cookie_file{DEFAULT_RPC_COOKIE_FILE};
+    RpcCredentialOptions rpc_credentials;
 };
 
 // Reads InitOptions; net_dir is the network's data directory. Refuses
