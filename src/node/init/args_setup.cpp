@@ -6,7 +6,7 @@
 #include <node/init/init_args.h>
 #include <node/init/logging_args.h>
 #include <node/replay/block_processor.h>
-#include <rpc/httpserver.h>
+#include <node/rpc/server_args.h>
 #include <storage_profile.h>
 #include <util/args.h>
 
@@ -71,22 +71,7 @@ void SetupServerArgs(ArgsManager& args)
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
 
-    const std::string rpc = "RPC server options";
-    args.AddArg("-server", "Accept JSON-RPC commands (always on in coinsdb; default: 1)", F::NONE, rpc);
-    args.AddArg("-rpcbind=<addr>[:port]", "Bind to given address to listen for JSON-RPC connections (default: 127.0.0.1 and ::1). Ignored unless -rpcallowip is also given", F::NETWORK_ONLY, rpc);
-    args.AddArg("-rpcallowip=<ip>", "Allow JSON-RPC connections from specified source: a single IP or a network/netmask or network/CIDR. Repeatable (default: localhost only)", F::NONE, rpc);
-    args.AddPortArg("-rpcport=<port>", "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: 38332, regtest: 18443)", F::NETWORK_ONLY, rpc);
-    args.AddArg("-rpcuser=<user>", "Username for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
-    args.AddArg("-rpcpassword=<pw>", "Password for JSON-RPC connections (default: none: the cookie file is used)", F::NONE, rpc);
-    args.AddArg("-rpcauth=<userpw>", "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> comes in the format: <USERNAME>:<SALT>$<HASH>, as Bitcoin Core's share/rpcauth/rpcauth.py prints it. The client then connects normally using the rpcuser=<USERNAME>/rpcpassword=<PASSWORD> pair of arguments. Repeatable (default: none)", F::NONE, rpc);
-    args.AddArg("-rpccookiefile=<loc>", "Location of the auth cookie. Relative paths are prefixed by a net-specific datadir location (default: " + std::string{DEFAULT_RPC_COOKIE_FILE} + " in the network's data directory)", F::NONE, rpc);
-    // Every thread starts at once: a typo must not ask for millions.
-    args.AddIntArg("-rpcthreads=<n>", "Number of threads to service RPC calls (default: " + std::to_string(DEFAULT_RPC_THREADS) + ")", F::NONE, rpc,
-                   {.min = 1, .max = 1024, .expected = "", .port = false});
-    // The queue is a list that grows as requests arrive, so a large value
-    // costs nothing until it is used.
-    args.AddIntArg("-rpcworkqueue=<n>", "Set the depth of the work queue to service RPC calls (default: " + std::to_string(DEFAULT_HTTP_WORKQUEUE) + ")", F::DEBUG_ONLY, rpc, ArgsManager::IntForm::Positive());
-    args.AddIntArg("-rpcservertimeout=<n>", "Timeout during HTTP requests (default: " + std::to_string(DEFAULT_RPC_SERVER_TIMEOUT_SECONDS) + ")", F::DEBUG_ONLY, rpc, ArgsManager::IntForm::Positive());
+    RegisterRpcServerOptions(args);
 
     // Subsystems coinsdb does not have: accepted so that published scripts
     // run unchanged, logged once at start-up.

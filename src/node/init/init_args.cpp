@@ -3,8 +3,6 @@
 #include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <node/init/init.h>
-#include <node/rpc/rpcauth_credentials.h>
-#include <rpc/httpserver.h>
 #include <util/args.h>
 #include <util/log.h>
 #include <util/strencodings.h>
@@ -40,15 +38,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     return options;
 }
 
-RpcCredentialOptions ReadRpcCredentialArgs(const ArgsManager& args, const std::filesystem::path& net_dir)
-{
-    RpcCredentialOptions options;
-    options.user = args.GetArg("rpcuser", options.user);
-    options.password = args.GetArg("rpcpassword", options.password);
-    options.cookie_file = AbsPathInDir(net_dir, args.GetArg("rpccookiefile", options.cookie_file.string()));
-    return options;
-}
-
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
 {
     for (const std::string& value : args.GetArgs("assumeutxo")) {
@@ -75,42 +64,6 @@ void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
         params.AddAssumeutxo({static_cast<int>(*height), *blockhash, *hash, tx_count.value_or(static_cast<uint64_t>(*height) + 1)});
         LogInfo("Added assumeutxo entry at height {} for block {}", *height, blockhash->GetHex());
     }
-}
-
-// Everything but the credentials, so that a bad option stops start-up before
-// a cookie file is written.
-HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainParams& params)
-{
-    HTTPRPCServer::Options options;
-    if (args.IsArgSet("rpcauth")) {
-        auto entries = ParseRpcAuth(args.GetArgs("rpcauth"));
-        if (!entries) {
-            // Core's words, in the log and on the terminal.
-            LogWarning("Invalid -rpcauth argument.");
-            throw InitError("Unable to start HTTP server. See debug log for details.");
-        }
-        LogInfo("Using rpcauth authentication.");
-        options.check_credentials = [entries = std::move(*entries)](std::string_view user_pass) {
-            return RpcAuthMatches(entries, user_pass);
-        };
-    }
-    options.port = static_cast<uint16_t>(args.GetIntArg("rpcport", params.DefaultRPCPort()));
-    options.allow_ips = args.GetArgs("rpcallowip");
-    // -rpcbind widens the listener only together with -rpcallowip, so that
-    // a typo cannot expose the RPC port to the world.
-    if (args.IsArgSet("rpcbind") && !options.allow_ips.empty()) {
-        options.bind_addresses = args.GetArgs("rpcbind");
-    } else if (args.IsArgSet("rpcbind")) {
-        LogWarning("Option -rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect");
-    } else if (!options.allow_ips.empty()) {
-        // The default binds are loopback only, so the allowed peers elsewhere
-        // still cannot connect.
-        LogWarning("Option -rpcallowip was specified without -rpcbind; this doesn't usually make sense");
-    }
-    options.worker_threads = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcthreads", DEFAULT_RPC_THREADS)));
-    options.work_queue_depth = static_cast<int>(args.GetIntArg("rpcworkqueue", DEFAULT_HTTP_WORKQUEUE));
-    options.server_timeout_seconds = static_cast<int>(std::max<int64_t>(1, args.GetIntArg("rpcservertimeout", DEFAULT_RPC_SERVER_TIMEOUT_SECONDS)));
-    return options;
 }
 
 uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune)

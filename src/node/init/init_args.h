@@ -3,14 +3,14 @@
 
 // The options bitcoind's start-up (node/init/init.cpp) acts on itself, read once
 // into plain values whose defaults are given here: InitOptions for the
-// process, the block files and the RPC credentials, and the readers of
-// -assumeutxo, the RPC server's options and -prune. The subsystems' own
-// options have their adapters beside them (logging_args.h, caches.h,
-// coins_view_args.h, block_processor_args.h). A value start-up refuses
-// throws InitError with the message the user sees.
+// process and the block files, and the readers of -assumeutxo and -prune.
+// The subsystems' own options have their adapters beside them
+// (logging_args.h, rpc/server_args.h, caches.h, coins_view_args.h,
+// block_processor_args.h). A value start-up refuses throws InitError with
+// the message the user sees.
 
 #include <node/replay/block_processor.h>
-#include <rpc/httpserver.h>
+#include <node/rpc/server_args.h>
 
 #include <chrono>
 #include <cstdint>
@@ -26,21 +26,7 @@ namespace node {
 
 // Defaults that the help text (args_setup.cpp) states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
-inline constexpr const char* DEFAULT_RPC_COOKIE_FILE{".cookie"};
 inline constexpr bool DEFAULT_BLOCKS_XOR{true};
-inline constexpr int64_t DEFAULT_RPC_THREADS{4};
-inline constexpr int64_t DEFAULT_RPC_SERVER_TIMEOUT_SECONDS{30};
-
-struct RpcCredentialOptions {
-    // -rpcuser and -rpcpassword; without a password the credentials are a
-    // cookie written to -rpccookiefile.
-    std::string user;
-    std::string password;
-    std::filesystem::path cookie_file{DEFAULT_RPC_COOKIE_FILE};
-};
-
-// Reads RpcCredentialOptions; net_dir is the network's data directory.
-RpcCredentialOptions ReadRpcCredentialArgs(const ArgsManager& args, const std::filesystem::path& net_dir);
 
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
@@ -83,10 +69,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
 
 // Adds each -assumeutxo entry to params (regtest and signet only).
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
-
-// Everything but the credentials, so that a bad option stops start-up before
-// a cookie file is written.
-HTTPRPCServer::Options RpcServerOptions(const ArgsManager& args, const CChainParams& params);
 
 // InitOptions::prune in bytes: 0 keeps every block; otherwise at least 550
 // MiB, as upstream, unless fast_prune.
