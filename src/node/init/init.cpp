@@ -76,19 +76,19 @@ void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::fil
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
     std::string error;
-    const auto xor_key = LoadOrCreateXorKey(net_dir / "blocks", init.blocks_xor, error);
+    const auto xor_key = LoadOrCreateXorKey(net_dir / "blocks", init.block_storage.blocks_xor, error);
     if (!xor_key) throw InitError(error);
     node.blockman = std::make_unique<BlockManager>(BlockManager::Options{
         .blocks_dir = net_dir / "blocks",
         .magic = params.MessageStart(),
-        .max_blockfile_size = init.fast_prune ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
+        .max_blockfile_size = init.block_storage.fast_prune ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
         .index_cache_bytes = node.cache_sizes->block_tree_db,
         .xor_key = *xor_key,
         .wipe_index = init.reindex && !snapshot_active});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
     if (snapshot_active) return;
     BlockProcessorOptions options;
-    options.prune_target_bytes = PruneTargetBytes(init.prune, init.fast_prune);
+    options.prune_target_bytes = PruneTargetBytes(init.block_storage.prune, init.block_storage.fast_prune);
     options.flush_interval = init.flush_interval;
     options.stop_at_height = init.stop_at_height;
     options.prevout_fetch_threads = prevout_fetch_threads;

@@ -27,14 +27,21 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     options.reindex_chainstate = options.reindex || args.GetBoolArg("reindex-chainstate", options.reindex_chainstate);
     options.loadblock_files = args.GetArgs("loadblock");
     options.loadblock_given = args.IsArgSet("loadblock");
-    options.blocks_xor = args.GetBoolArg("blocksxor", options.blocks_xor);
-    options.fast_prune = args.GetBoolArg("fastprune", options.fast_prune);
-    options.prune = args.GetArg("prune", options.prune);
+    options.block_storage = ReadBlockStorageArgs(args);
     options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", options.flush_interval.count()))};
     options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
     options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
     options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
     options.rpc_credentials = ReadRpcCredentialArgs(args, net_dir);
+    return options;
+}
+
+BlockStorageOptions ReadBlockStorageArgs(const ArgsManager& args)
+{
+    BlockStorageOptions options;
+    options.blocks_xor = args.GetBoolArg("blocksxor", options.blocks_xor);
+    options.fast_prune = args.GetBoolArg("fastprune", options.fast_prune);
+    options.prune = args.GetArg("prune", options.prune);
     return options;
 }
 

@@ -28,6 +28,19 @@ namespace node {
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
 inline constexpr bool DEFAULT_BLOCKS_XOR{true};
 
+struct BlockStorageOptions {
+    // -blocksxor
+    bool blocks_xor{DEFAULT_BLOCKS_XOR};
+    // -fastprune
+    bool fast_prune{false};
+    // -prune as given (MiB); PruneTargetBytes checks it when block replay
+    // is set up.
+    std::string prune{"0"};
+};
+
+// Reads BlockStorageOptions.
+BlockStorageOptions ReadBlockStorageArgs(const ArgsManager& args);
+
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
     bool daemon{false};
@@ -45,13 +58,7 @@ struct InitOptions {
     // Whether -loadblock appears at all, -noloadblock included: a snapshot
     // chainstate warns that it is ignored.
     bool loadblock_given{false};
-    // -blocksxor
-    bool blocks_xor{DEFAULT_BLOCKS_XOR};
-    // -fastprune
-    bool fast_prune{false};
-    // -prune as given (MiB); PruneTargetBytes checks it when block replay
-    // is set up.
-    std::string prune{"0"};
+    BlockStorageOptions block_storage;
     // -flushinterval, at least a second.
     std::chrono::seconds flush_interval{DEFAULT_FLUSH_INTERVAL_SECONDS};
     // -stopatheight (0: none).
@@ -70,8 +77,8 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
 // Adds each -assumeutxo entry to params (regtest and signet only).
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
 
-// InitOptions::prune in bytes: 0 keeps every block; otherwise at least 550
-// MiB, as upstream, unless fast_prune.
+// BlockStorageOptions::prune in bytes: 0 keeps every block; otherwise at
+// least 550 MiB, as upstream, unless fast_prune.
 uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune);
 
 } // namespace node
