@@ -1,6 +1,7 @@
 #include <node/init/args_setup.h>
 
 #include <kernel/caches.h>
+#include <node/blockstorage/blockstorage_args.h>
 #include <node/chainstate/caches.h>
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
@@ -42,10 +43,7 @@ void SetupServerArgs(ArgsManager& args)
                    {.min = INT64_MIN, .max = INT64_MAX, .expected = "an integer", .port = false});
     args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
     args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
-    args.AddArg("-blocksxor", "Whether blk/rev files are stored XORed with the key in blocks/xor.dat, as Bitcoin Core stores them. A new key is random for a new, empty blocks directory and all zeros (plain files) for one that already holds files or with -blocksxor=0; a stored non-zero key cannot be disabled (default: " + std::to_string(DEFAULT_BLOCKS_XOR) + ")", F::NONE, opts);
-    // At most what a byte count in an int64_t can hold.
-    args.AddIntArg("-prune=<n>", "Reduce storage by deleting old block and undo files, keeping them under <n> MiB (0 = off, otherwise at least 550). The last 288 blocks are always kept (default: 0)", F::NONE, opts,
-                   {.min = 0, .max = INT64_MAX / static_cast<int64_t>(MiB), .expected = "a size in MiB", .port = false});
+    RegisterBlockStorageOptions(args);
 
     const std::string chain = "Chain selection options";
     args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
@@ -66,7 +64,6 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-snapshotbulkload", "Write a snapshot load's chainstate without crash markers, which an unfinished load does not need (it is removed), so that LevelDB does not compact the whole set at every flush; 0 writes each flush as Bitcoin Core does, for comparing flush behaviour (default: " + std::to_string(DEFAULT_SNAPSHOT_BULK_LOAD) + ")", F::DEBUG_ONLY, debug);
     args.AddArg("-snapshotingest", "With -snapshotbulkload, hand a bulk load's batches in key order to LevelDB as table files coinsdb builds and installs itself; 0 writes them through LevelDB's own write path and leaves the rest of the bulk load as it is, to tell the two apart (default: 1)", F::DEBUG_ONLY, debug);
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddArg("-fastprune", "Use 64 KiB block files and accept -prune targets from 1 MiB, so tests can see pruning on small chains (default: 0)", F::DEBUG_ONLY, debug);
     args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, ArgsManager::IntForm::Positive());
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);

@@ -2,6 +2,7 @@
 
 #include <dbwrapper.h>
 #include <kernel/chainparams.h>
+#include <node/blockstorage/blockstorage_args.h>
 #include <node/blockstorage/obfuscation.h>
 #include <node/blockstorage/reindex_check.h>
 #include <node/chainstate/caches.h>

@@ -1,6 +1,5 @@
 #include <node/init/init_args.h>
 
-#include <kernel/caches.h>
 #include <kernel/chainparams.h>
 #include <node/init/init.h>
 #include <util/args.h>
@@ -36,15 +35,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     return options;
 }
 
-BlockStorageOptions ReadBlockStorageArgs(const ArgsManager& args)
-{
-    BlockStorageOptions options;
-    options.blocks_xor = args.GetBoolArg("blocksxor", options.blocks_xor);
-    options.fast_prune = args.GetBoolArg("fastprune", options.fast_prune);
-    options.prune = args.GetArg("prune", options.prune);
-    return options;
-}
-
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
 {
     for (const std::string& value : args.GetArgs("assumeutxo")) {
@@ -71,26 +61,6 @@ void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
         params.AddAssumeutxo({static_cast<int>(*height), *blockhash, *hash, tx_count.value_or(static_cast<uint64_t>(*height) + 1)});
         LogInfo("Added assumeutxo entry at height {} for block {}", *height, blockhash->GetHex());
     }
-}
-
-uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune)
-{
-    const std::string& value = prune;
-    const auto mib = ParseInt64(value);
-    if (!mib || *mib < 0) throw InitError("Invalid -prune value '" + value + "': expected a size in MiB");
-    if (*mib == 0) return 0;
-    // In Bitcoin Core 1 means manual pruning, driven by the pruneblockchain
-    // RPC; coinsdb has no such RPC, so the mode would never prune. With the
-    // test-only -fastprune it stays what it was here: a 1 MiB target.
-    if (*mib == 1 && !fast_prune) {
-        throw InitError("-prune=1 (manual pruning with the pruneblockchain RPC) is not supported: coinsdb has no "
-                        "pruneblockchain RPC. Use -prune=<n> with n >= 550 to prune automatically, or -prune=0.");
-    }
-    // -fastprune (tests) lifts the minimum so pruning shows on small chains.
-    if (*mib < 550 && !fast_prune) {
-        throw InitError("Prune configured below the minimum of 550 MiB. Please use a higher number.");
-    }
-    return static_cast<uint64_t>(*mib) * MiB;
 }
 
 } // namespace node

@@ -9,6 +9,7 @@
 // block_processor_args.h). A value start-up refuses throws InitError with
 // the message the user sees.
 
+#include <node/blockstorage/blockstorage_args.h>
 #include <node/replay/block_processor.h>
 #include <node/rpc/server_args.h>
 
@@ -26,20 +27,6 @@ namespace node {
 
 // Defaults that the help text (args_setup.cpp) states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
-inline constexpr bool DEFAULT_BLOCKS_XOR{true};
-
-struct BlockStorageOptions {
-    // -blocksxor
-    bool blocks_xor{DEFAULT_BLOCKS_XOR};
-    // -fastprune
-    bool fast_prune{false};
-    // -prune as given (MiB); PruneTargetBytes checks it when block replay
-    // is set up.
-    std::string prune{"0"};
-};
-
-// Reads BlockStorageOptions.
-BlockStorageOptions ReadBlockStorageArgs(const ArgsManager& args);
 
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
@@ -76,10 +63,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
 
 // Adds each -assumeutxo entry to params (regtest and signet only).
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
-
-// BlockStorageOptions::prune in bytes: 0 keeps every block; otherwise at
-// least 550 MiB, as upstream, unless fast_prune.
-uint64_t PruneTargetBytes(const std::string& prune, bool fast_prune);
 
 } // namespace node
 
