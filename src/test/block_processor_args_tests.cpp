@@ -1,7 +1,8 @@
 // node::ParsePrevoutFetchThreads and ReadPrevoutFetchThreadsArg: every row
 // of the -prevoutfetchthreads table in node/replay/block_processor_args.h, with
 // the exact thread count or the exact error; and, through the node's own
-// option list, a value that is not a number refused while parsing.
+// option list, a value that is not a number refused while parsing, and
+// ReadBlockProcessorArgs filling BlockProcessorOptions.
 
 #include <node/init/args_setup.h>
 #include <node/replay/block_processor.h>
@@ -12,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -41,6 +43,18 @@ const std::vector<Row> ROWS{
     {"2x",                     std::nullopt,  "Invalid -prevoutfetchthreads value '2x': expected an integer"},
 };
 
+// Parses argv (without the program name) with the node's own option list;
+// says why when the ArgsManager refuses it.
+std::optional<std::string> ParseNodeArgs(ArgsManager& args, std::vector<const char*> argv)
+{
+    node::SetupServerArgs(args);
+    std::string error;
+    argv.insert(argv.begin(), "bitcoind");
+    if (!args.ParseParameters(static_cast<int>(argv.size()), argv.data(), error)) return "parse error: " + error;
+    if (auto refused = args.CheckIntArgs()) return "refused: " + *refused;
+    return std::nullopt;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(block_processor_args_tests)
@@ -68,11 +82,8 @@ BOOST_AUTO_TEST_CASE(read_from_node_args)
 {
     const auto read = [](std::vector<const char*> argv) -> std::string {
         ArgsManager args;
-        node::SetupServerArgs(args);
+        if (auto refused = ParseNodeArgs(args, std::move(argv))) return *refused;
         std::string error;
-        argv.insert(argv.begin(), "bitcoind");
-        if (!args.ParseParameters(static_cast<int>(argv.size()), argv.data(), error)) return "parse error: " + error;
-        if (auto refused = args.CheckIntArgs()) return "refused: " + *refused;
         const auto threads = node::ReadPrevoutFetchThreadsArg(args, error);
         return threads ? std::to_string(*threads) : "error: " + error;
     };
@@ -83,6 +94,28 @@ BOOST_AUTO_TEST_CASE(read_from_node_args)
     BOOST_CHECK_EQUAL(read({"-prevoutfetchthreads=40"}), "16");
     BOOST_CHECK_EQUAL(read({"-prevoutfetchthreads=-1"}), "error: -prevoutfetchthreads must be non-negative (got -1" + NEGATIVE_HINT);
     BOOST_CHECK_EQUAL(read({"-prevoutfetchthreads=two"}), "refused: Invalid -prevoutfetchthreads value 'two': expected an integer");
+}
+
+// -flushinterval, -stopatheight and -prevoutfetchthreads into
+// BlockProcessorOptions, as "interval,height,threads"; the prune target is
+// left as it was.
+BOOST_AUTO_TEST_CASE(read_block_processor_options)
+{
+    const auto read = [](std::vector<const char*> argv) -> std::string {
+        ArgsManager args;
+        if (auto refused = ParseNodeArgs(args, std::move(argv))) return *refused;
+        std::string error;
+        node::BlockProcessorOptions options;
+        options.prune_target_bytes = 7;
+        if (!node::ReadBlockProcessorArgs(args, options, error)) return "error: " + error;
+        BOOST_CHECK_EQUAL(options.prune_target_bytes, 7U);
+        return std::to_string(options.flush_interval.count()) + "," + std::to_string(options.stop_at_height) + "," +
+               std::to_string(options.prevout_fetch_threads);
+    };
+    BOOST_CHECK_EQUAL(read({}), "3600,0,8");
+    BOOST_CHECK_EQUAL(read({"-flushinterval=5", "-stopatheight=120", "-prevoutfetchthreads=2"}), "5,120,2");
+    BOOST_CHECK_EQUAL(read({"-noprevoutfetchthreads", "-nostopatheight"}), "3600,0,0");
+    BOOST_CHECK_EQUAL(read({"-flushinterval=1", "-prevoutfetchthreads=-1"}), "error: -prevoutfetchthreads must be non-negative (got -1" + NEGATIVE_HINT);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -67,12 +67,12 @@ std::vector<std::string> RpcCredentials(const RpcCredentialOptions& options, std
 // chainstate is active only the index is opened, for the RPCs that read
 // headers: replaying blocks onto a snapshot chainstate is not supported.
 void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::filesystem::path& net_dir, const CChainParams& params,
-                      int32_t prevout_fetch_threads)
+                      BlockProcessorOptions options)
 {
     std::lock_guard lock{node.chainman->Mutex()};
     Chainstate& active = node.chainman->Active();
     const bool snapshot_active = active.Snapshot().has_value();
-    if (snapshot_active && (init.loadblock_given || init.reindex_chainstate)) {
+    if (snapshot_active && (init.block_import.loadblock_given || init.block_import.reindex_chainstate)) {
         LogWarning("A snapshot chainstate is active: -loadblock, -reindex and -reindex-chainstate are ignored");
     }
     constexpr uint64_t FAST_PRUNE_BLOCKFILE_SIZE = 64 << 10;
@@ -85,24 +85,20 @@ void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::fil
         .max_blockfile_size = init.block_storage.fast_prune ? FAST_PRUNE_BLOCKFILE_SIZE : MAX_BLOCKFILE_SIZE,
         .index_cache_bytes = node.cache_sizes->block_tree_db,
         .xor_key = *xor_key,
-        .wipe_index = init.reindex && !snapshot_active});
+        .wipe_index = init.block_import.reindex && !snapshot_active});
     if (!node.blockman->LoadBlockIndex()) throw InitError("Error loading block database: see debug.log");
     if (snapshot_active) return;
-    BlockProcessorOptions options;
     options.prune_target_bytes = PruneTargetBytes(init.block_storage.prune, init.block_storage.fast_prune);
-    options.flush_interval = init.flush_interval;
-    options.stop_at_height = init.stop_at_height;
-    options.prevout_fetch_threads = prevout_fetch_threads;
     if (options.prune_target_bytes) LogInfo("Prune configured to target {} MiB on disk for block and undo files.", options.prune_target_bytes / MiB);
     node.processor = std::make_unique<BlockProcessor>(params, *node.blockman, active, options, node.shutdown_requested,
                                                       node.chainman->Mutex());
     node.processor->LoadChain();
-    if (!init.reindex) node.processor->LoadGenesisBlock();
+    if (!init.block_import.reindex) node.processor->LoadGenesisBlock();
 }
 
 // Upstream's ThreadImport: -reindex or -reindex-chainstate, then each
 // -loadblock file.
-void ImportBlocks(NodeContext& node, const InitOptions& options)
+void ImportBlocks(NodeContext& node, const BlockImportOptions& options)
 {
     if (options.reindex) {
         node.processor->ReindexBlockFiles();
@@ -167,7 +163,7 @@ void FinalFlush(NodeContext& node)
 struct ChainstateSetup {
     CoinsViewOptions coins_view;
     DBOptions chainstate_db;
-    int32_t prevout_fetch_threads;
+    BlockProcessorOptions block_processor;
 };
 
 // The RPC server and the table it serves, which outlives it.
@@ -223,9 +219,7 @@ ChainstateSetup ReadChainstateSetup(const ArgsManager& args, CChainParams& param
     if (!batch_size_source) throw InitError(error);
     LogCacheConfiguration(*node.cache_sizes, setup.coins_view, *batch_size_source);
     if (!ReadChainstateDBArgs(args, setup.chainstate_db, error)) throw InitError(error);
-    const auto prevout_fetch_threads = ReadPrevoutFetchThreadsArg(args, error);
-    if (!prevout_fetch_threads) throw InitError(error);
-    setup.prevout_fetch_threads = *prevout_fetch_threads;
+    if (!ReadBlockProcessorArgs(args, setup.block_processor, error)) throw InitError(error);
     return setup;
 }
 
@@ -253,10 +247,10 @@ void LoadChainstates(NodeContext& node, const InitOptions& options, const std::f
 {
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
-            params, net_dir, *node.cache_sizes, setup.coins_view, options.reindex_chainstate,
+            params, net_dir, *node.cache_sizes, setup.coins_view, options.block_import.reindex_chainstate,
             /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db, options.snapshot_bulk_load});
         node.chainman->LoadChainstates();
-        SetupBlockReplay(node, options, net_dir, params, setup.prevout_fetch_threads);
+        SetupBlockReplay(node, options, net_dir, params, setup.block_processor);
     } catch (const dbwrapper_error& e) {
         rpc.server.Stop();
         if (!rpc.cookie_path.empty()) DeleteAuthCookie(rpc.cookie_path);
@@ -267,7 +261,7 @@ void LoadChainstates(NodeContext& node, const InitOptions& options, const std::f
 
 // Step 6: -reindex, -reindex-chainstate and the -loadblock files, on a
 // thread of their own. Returns whether there is any such block source.
-bool StartBlockImport(NodeContext& node, const InitOptions& options, std::thread& import_thread)
+bool StartBlockImport(NodeContext& node, const BlockImportOptions& options, std::thread& import_thread)
 {
     const bool have_block_source = node.processor && (!options.loadblock_files.empty() || options.reindex_chainstate);
     if (have_block_source) {
@@ -341,8 +335,8 @@ int RunNode(ArgsManager& args, const InitOptions& options, const std::filesystem
     daemon.Report(true);
 
     std::thread import_thread;
-    const bool have_block_source = StartBlockImport(node, options, import_thread);
-    ShutdownIfStopHeightUnreachable(node, options.stop_at_height, have_block_source);
+    const bool have_block_source = StartBlockImport(node, options.block_import, import_thread);
+    ShutdownIfStopHeightUnreachable(node, setup.block_processor.stop_at_height, have_block_source);
     WaitForShutdown(node);
     return Shutdown(node, rpc, import_thread);
 }
@@ -362,7 +356,7 @@ void CheckDataDirIsOurs(const InitOptions& options, const std::filesystem::path&
 
 // Both reindex options wipe before they rebuild: make sure first that what
 // they rebuild from can be read.
-void CheckReindexSource(const InitOptions& options, const std::filesystem::path& net_dir, const CChainParams& params)
+void CheckReindexSource(const BlockImportOptions& options, const std::filesystem::path& net_dir, const CChainParams& params)
 {
     if (!options.reindex_chainstate) return;
     const auto problem = CheckFirstBlockFile(net_dir / "blocks", params);
@@ -416,7 +410,7 @@ int AppMain(int argc, char* argv[])
         const auto net_dir = datadir / params.DataDirName();
         const InitOptions options = ReadInitArgs(args, net_dir);
         CheckDataDirIsOurs(options, datadir);
-        CheckReindexSource(options, net_dir, params);
+        CheckReindexSource(options.block_import, net_dir, params);
         if (std::error_code ec; !std::filesystem::create_directories(net_dir, ec) && ec) {
             throw InitError(fmt::format("Cannot write to data directory '{}'; check permissions.", datadir.string()));
         }

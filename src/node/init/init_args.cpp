@@ -6,7 +6,6 @@
 #include <util/log.h>
 #include <util/strencodings.h>
 
-#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -22,16 +21,21 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     } else {
         options.pid_file = AbsPathInDir(net_dir, args.GetArg("pid", options.pid_file->string()));
     }
+    options.block_import = ReadBlockImportArgs(args);
+    options.block_storage = ReadBlockStorageArgs(args);
+    options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
+    options.rpc_credentials = ReadRpcCredentialArgs(args, net_dir);
+    return options;
+}
+
+BlockImportOptions ReadBlockImportArgs(const ArgsManager& args)
+{
+    BlockImportOptions options;
     options.reindex = args.GetBoolArg("reindex", options.reindex);
     options.reindex_chainstate = options.reindex || args.GetBoolArg("reindex-chainstate", options.reindex_chainstate);
     options.loadblock_files = args.GetArgs("loadblock");
     options.loadblock_given = args.IsArgSet("loadblock");
-    options.block_storage = ReadBlockStorageArgs(args);
-    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", options.flush_interval.count()))};
-    options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
     options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
-    options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
-    options.rpc_credentials = ReadRpcCredentialArgs(args, net_dir);
     return options;
 }
 

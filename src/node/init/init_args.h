@@ -13,7 +13,6 @@
 #include <node/replay/block_processor.h>
 #include <node/rpc/server_args.h>
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -28,13 +27,7 @@ namespace node {
 // Defaults that the help text (args_setup.cpp) states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
 
-struct InitOptions {
-    // -daemon or -daemonwait: detach once the node serves RPC.
-    bool daemon{false};
-    // -allowforeigndatadir
-    bool allow_foreign_datadir{false};
-    // -pid; none with -nopid.
-    std::optional<std::filesystem::path> pid_file{DEFAULT_PID_FILE};
+struct BlockImportOptions {
     // -reindex: rebuild the block index from the block files.
     bool reindex{false};
     // -reindex-chainstate, which -reindex implies: the chainstate's best
@@ -45,13 +38,22 @@ struct InitOptions {
     // Whether -loadblock appears at all, -noloadblock included: a snapshot
     // chainstate warns that it is ignored.
     bool loadblock_given{false};
-    BlockStorageOptions block_storage;
-    // -flushinterval, at least a second.
-    std::chrono::seconds flush_interval{DEFAULT_FLUSH_INTERVAL_SECONDS};
-    // -stopatheight (0: none).
-    int stop_at_height{0};
     // -stopafterblockimport
     bool stop_after_block_import{false};
+};
+
+// Reads BlockImportOptions.
+BlockImportOptions ReadBlockImportArgs(const ArgsManager& args);
+
+struct InitOptions {
+    // -daemon or -daemonwait: detach once the node serves RPC.
+    bool daemon{false};
+    // -allowforeigndatadir
+    bool allow_foreign_datadir{false};
+    // -pid; none with -nopid.
+    std::optional<std::filesystem::path> pid_file{DEFAULT_PID_FILE};
+    BlockImportOptions block_import;
+    BlockStorageOptions block_storage;
     // -snapshotbulkload
     bool snapshot_bulk_load{DEFAULT_SNAPSHOT_BULK_LOAD};
     RpcCredentialOptions rpc_credentials;

@@ -5,6 +5,7 @@
 #include <util/strencodings.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace node {
 
@@ -26,6 +27,16 @@ std::optional<int32_t> ParsePrevoutFetchThreads(const std::optional<std::string>
 std::optional<int32_t> ReadPrevoutFetchThreadsArg(const ArgsManager& args, std::string& error)
 {
     return ParsePrevoutFetchThreads(args.GetArg("prevoutfetchthreads"), error);
+}
+
+bool ReadBlockProcessorArgs(const ArgsManager& args, BlockProcessorOptions& options, std::string& error)
+{
+    options.flush_interval = std::chrono::seconds{std::max<int64_t>(1, args.GetIntArg("flushinterval", options.flush_interval.count()))};
+    options.stop_at_height = static_cast<int>(args.GetIntArg("stopatheight", options.stop_at_height));
+    const auto threads = ReadPrevoutFetchThreadsArg(args, error);
+    if (!threads) return false;
+    options.prevout_fetch_threads = *threads;
+    return true;
 }
 
 } // namespace node

@@ -9,6 +9,8 @@ class ArgsManager;
 
 namespace node {
 
+struct BlockProcessorOptions;
+
 // -prevoutfetchthreads, value by value (Core's rules):
 //   value                          threads reading a block's inputs ahead
 //   (unset)                        DEFAULT_PREVOUTFETCH_THREADS (8)
@@ -25,6 +27,11 @@ std::optional<int32_t> ParsePrevoutFetchThreads(const std::optional<std::string>
 
 // The table above for the -prevoutfetchthreads in args.
 std::optional<int32_t> ReadPrevoutFetchThreadsArg(const ArgsManager& args, std::string& error);
+
+// Fills BlockProcessorOptions from -flushinterval, -stopatheight and
+// -prevoutfetchthreads; the prune target is block storage's
+// (PruneTargetBytes). False, with error set, for a refused value.
+bool ReadBlockProcessorArgs(const ArgsManager& args, BlockProcessorOptions& options, std::string& error);
 
 } // namespace node
 
