@@ -6,7 +6,7 @@
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
 #include <node/init/logging_args.h>
-#include <node/replay/block_processor.h>
+#include <node/replay/block_processor_args.h>
 #include <node/rpc/server_args.h>
 #include <storage_profile.h>
 #include <util/args.h>
@@ -35,14 +35,7 @@ void SetupServerArgs(ArgsManager& args)
     // Negative and tiny values get the minimum, as upstream.
     args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DBCACHE_BYTES / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts,
                    {.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false});
-    args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", ArgsManager::IntForm::NonNegative());
-    args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified (default: none)", F::NONE, opts);
-    // Any integer parses; ParsePrevoutFetchThreads refuses a negative one with
-    // Core's message and caps a large one at the maximum, as Core does.
-    args.AddIntArg("-prevoutfetchthreads=<n>", "Set the number of threads used to prefetch block input prevouts from the chainstate database while replaying blocks (0 disables, up to " + std::to_string(MAX_PREVOUTFETCH_THREADS) + ", default: " + std::to_string(DEFAULT_PREVOUTFETCH_THREADS) + "). Negative values are rejected.", F::NONE, opts,
-                   {.min = INT64_MIN, .max = INT64_MAX, .expected = "an integer", .port = false});
-    args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
-    args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
+    RegisterBlockReplayOptions(args);
     RegisterBlockStorageOptions(args);
 
     const std::string chain = "Chain selection options";
@@ -63,8 +56,6 @@ void SetupServerArgs(ArgsManager& args)
     args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
     args.AddArg("-snapshotbulkload", "Write a snapshot load's chainstate without crash markers, which an unfinished load does not need (it is removed), so that LevelDB does not compact the whole set at every flush; 0 writes each flush as Bitcoin Core does, for comparing flush behaviour (default: " + std::to_string(DEFAULT_SNAPSHOT_BULK_LOAD) + ")", F::DEBUG_ONLY, debug);
     args.AddArg("-snapshotingest", "With -snapshotbulkload, hand a bulk load's batches in key order to LevelDB as table files coinsdb builds and installs itself; 0 writes them through LevelDB's own write path and leaves the rest of the bulk load as it is, to tell the two apart (default: 1)", F::DEBUG_ONLY, debug);
-    args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
-    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, ArgsManager::IntForm::Positive());
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
     args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
 

@@ -28,17 +28,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     return options;
 }
 
-BlockImportOptions ReadBlockImportArgs(const ArgsManager& args)
-{
-    BlockImportOptions options;
-    options.reindex = args.GetBoolArg("reindex", options.reindex);
-    options.reindex_chainstate = options.reindex || args.GetBoolArg("reindex-chainstate", options.reindex_chainstate);
-    options.loadblock_files = args.GetArgs("loadblock");
-    options.loadblock_given = args.IsArgSet("loadblock");
-    options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
-    return options;
-}
-
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
 {
     for (const std::string& value : args.GetArgs("assumeutxo")) {

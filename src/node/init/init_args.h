@@ -11,6 +11,7 @@
 
 #include <node/blockstorage/blockstorage_args.h>
 #include <node/replay/block_processor.h>
+#include <node/replay/block_processor_args.h>
 #include <node/rpc/server_args.h>
 
 #include <cstdint>
@@ -26,24 +27,6 @@ namespace node {
 
 // Defaults that the help text (args_setup.cpp) states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
-
-struct BlockImportOptions {
-    // -reindex: rebuild the block index from the block files.
-    bool reindex{false};
-    // -reindex-chainstate, which -reindex implies: the chainstate's best
-    // block would not be in the new index until the scan ends.
-    bool reindex_chainstate{false};
-    // -loadblock, in the order given.
-    std::vector<std::string> loadblock_files;
-    // Whether -loadblock appears at all, -noloadblock included: a snapshot
-    // chainstate warns that it is ignored.
-    bool loadblock_given{false};
-    // -stopafterblockimport
-    bool stop_after_block_import{false};
-};
-
-// Reads BlockImportOptions.
-BlockImportOptions ReadBlockImportArgs(const ArgsManager& args);
 
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.

@@ -9,6 +9,23 @@
 
 namespace node {
 
+void RegisterBlockReplayOptions(ArgsManager& args)
+{
+    using F = ArgsManager::Flags;
+    const std::string opts = "Options";
+    args.AddIntArg("-stopatheight=<n>", "Stop running after reaching the given height in the main chain. Without -loadblock or -reindex-chainstate coinsdb has no block source: with the tip below <n> it shuts down right after start-up (default: 0)", F::DEBUG_ONLY, "Debugging/Testing options", ArgsManager::IntForm::NonNegative());
+    args.AddArg("-loadblock=<file>", "Imports blocks from an external blk-format file on startup (repeatable; Bitcoin Core's blk?????.dat written with -blocksxor=0 works). Blocks are checked and replayed for their UTXO changes only: scripts and signatures are NOT verified (default: none)", F::NONE, opts);
+    // Any integer parses; ParsePrevoutFetchThreads refuses a negative one with
+    // Core's message and caps a large one at the maximum, as Core does.
+    args.AddIntArg("-prevoutfetchthreads=<n>", "Set the number of threads used to prefetch block input prevouts from the chainstate database while replaying blocks (0 disables, up to " + std::to_string(MAX_PREVOUTFETCH_THREADS) + ", default: " + std::to_string(DEFAULT_PREVOUTFETCH_THREADS) + "). Negative values are rejected.", F::NONE, opts,
+                   {.min = INT64_MIN, .max = INT64_MAX, .expected = "an integer", .port = false});
+    args.AddArg("-reindex", "Wipe the block index and the chainstate and rebuild both from the blk*.dat files in blocks/ (obfuscated with blocks/xor.dat or not, as Bitcoin Core leaves them), which are indexed where they are, not copied. Implies -reindex-chainstate (default: 0)", F::NONE, opts);
+    args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
+    const std::string debug = "Debugging/Testing options";
+    args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
+    args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, ArgsManager::IntForm::Positive());
+}
+
 std::optional<int32_t> ParsePrevoutFetchThreads(const std::optional<std::string>& value, std::string& error)
 {
     if (!value) return DEFAULT_PREVOUTFETCH_THREADS;
@@ -37,6 +54,17 @@ bool ReadBlockProcessorArgs(const ArgsManager& args, BlockProcessorOptions& opti
     if (!threads) return false;
     options.prevout_fetch_threads = *threads;
     return true;
+}
+
+BlockImportOptions ReadBlockImportArgs(const ArgsManager& args)
+{
+    BlockImportOptions options;
+    options.reindex = args.GetBoolArg("reindex", options.reindex);
+    options.reindex_chainstate = options.reindex || args.GetBoolArg("reindex-chainstate", options.reindex_chainstate);
+    options.loadblock_files = args.GetArgs("loadblock");
+    options.loadblock_given = args.IsArgSet("loadblock");
+    options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
+    return options;
 }
 
 } // namespace node

@@ -1,15 +1,26 @@
 #ifndef COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_ARGS_H
 #define COINSDB_NODE_REPLAY_BLOCK_PROCESSOR_ARGS_H
 
+// Block replay's options in one place: their help texts
+// (RegisterBlockReplayOptions) and their readers, for the block processor
+// (its defaults are BlockProcessorOptions') and for the import start-up
+// runs. A new replay option is added here and, if the processor takes it,
+// to BlockProcessorOptions.
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 class ArgsManager;
 
 namespace node {
 
 struct BlockProcessorOptions;
+
+// -loadblock, -prevoutfetchthreads, -reindex, -reindex-chainstate,
+// -stopatheight, -stopafterblockimport and -flushinterval.
+void RegisterBlockReplayOptions(ArgsManager& args);
 
 // -prevoutfetchthreads, value by value (Core's rules):
 //   value                          threads reading a block's inputs ahead
@@ -32,6 +43,24 @@ std::optional<int32_t> ReadPrevoutFetchThreadsArg(const ArgsManager& args, std::
 // -prevoutfetchthreads; the prune target is block storage's
 // (PruneTargetBytes). False, with error set, for a refused value.
 bool ReadBlockProcessorArgs(const ArgsManager& args, BlockProcessorOptions& options, std::string& error);
+
+struct BlockImportOptions {
+    // -reindex: rebuild the block index from the block files.
+    bool reindex{false};
+    // -reindex-chainstate, which -reindex implies: the chainstate's best
+    // block would not be in the new index until the scan ends.
+    bool reindex_chainstate{false};
+    // -loadblock, in the order given.
+    std::vector<std::string> loadblock_files;
+    // Whether -loadblock appears at all, -noloadblock included: a snapshot
+    // chainstate warns that it is ignored.
+    bool loadblock_given{false};
+    // -stopafterblockimport
+    bool stop_after_block_import{false};
+};
+
+// Reads BlockImportOptions.
+BlockImportOptions ReadBlockImportArgs(const ArgsManager& args);
 
 } // namespace node
 
