@@ -10,6 +10,15 @@
 
 namespace node {
 
+void RegisterCacheOptions(ArgsManager& args)
+{
+    using F = ArgsManager::Flags;
+    const std::string opts = "Options";
+    // Negative and tiny values get the minimum, as upstream.
+    args.AddIntArg("-dbcache=<n>", "Maximum database cache size <n> MiB (minimum " + std::to_string(MIN_DBCACHE_BYTES / MiB) + ", default: " + std::to_string(GetDefaultDBCache(GetTotalRAM()) / MiB) + "; " + std::to_string(HIGH_DEFAULT_DBCACHE / MiB) + " on a 64-bit machine with at least " + std::to_string(HIGH_DEFAULT_DBCACHE_MIN_TOTAL_RAM >> 30) + " GiB of RAM, else " + std::to_string(DEFAULT_DB_CACHE / MiB) + "). Make sure you have enough RAM: a value above 3/4 of the RAM beyond " + std::to_string(DBCACHE_WARNING_RESERVED_RAM >> 30) + " GiB gets a warning. The in-memory UTXO set gets what the LevelDB caches leave.", F::NONE, opts,
+                   {.min = INT64_MIN, .max = INT64_MAX, .expected = "a size in MiB", .port = false});
+}
+
 std::optional<uint64_t> GetTotalRAM()
 {
     const long pages = sysconf(_SC_PHYS_PAGES);

@@ -31,6 +31,9 @@ constexpr uint64_t DBCACHE_WARNING_RESERVED_RAM{uint64_t{2} << 30};
 
 namespace node {
 
+// -dbcache, whose help text states the table above.
+void RegisterCacheOptions(ArgsManager& args);
+
 // Physical memory (sysconf), or nullopt when the system does not say.
 std::optional<uint64_t> GetTotalRAM();
 

@@ -2,11 +2,27 @@
 
 #include <dbwrapper.h>
 #include <kernel/caches.h>
+#include <storage_profile.h>
 #include <txdb.h>
 #include <util/args.h>
 #include <util/strencodings.h>
 
 namespace node {
+
+void RegisterCoinsViewOptions(ArgsManager& args)
+{
+    using F = ArgsManager::Flags;
+    const std::string debug = "Debugging/Testing options";
+    args.AddArg("-dbbatchsize=<n|auto>",
+                "Maximum database write batch size in bytes, 1 to " + std::to_string(MAX_DB_BATCH_OPTION) + ", or auto: " + std::to_string(DEFAULT_DB_CACHE_BATCH / MiB) +
+                    " MiB per whole " + std::to_string(DEFAULT_KERNEL_CACHE / MiB) + " MiB of -dbcache, at least " +
+                    std::to_string(MIN_DB_CACHE_BATCH / MiB) + " MiB and at most " + std::to_string(MAX_DB_CACHE_BATCH / MiB) +
+                    " MiB (default: " + std::to_string(DEFAULT_DB_CACHE_BATCH) + ")",
+                F::DEBUG_ONLY, debug);
+    args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
+    args.AddArg("-snapshotingest", "With -snapshotbulkload, hand a bulk load's batches in key order to LevelDB as table files coinsdb builds and installs itself; 0 writes them through LevelDB's own write path and leaves the rest of the bulk load as it is, to tell the two apart (default: 1)", F::DEBUG_ONLY, debug);
+    args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
+}
 
 std::optional<DbBatchSize> ParseDbBatchSize(const std::optional<std::string>& value, size_t dbcache_bytes, std::string& error)
 {

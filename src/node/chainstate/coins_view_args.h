@@ -11,6 +11,10 @@ struct DBOptions;
 
 namespace node {
 
+// -dbbatchsize, -snapshotingest and -dbcrashratio, which ReadCoinsViewArgs
+// reads, and -debugstorage, which ReadChainstateDBArgs reads.
+void RegisterCoinsViewOptions(ArgsManager& args);
+
 // -dbbatchsize, value by value:
 //   value                    batch size                         logged as
 //   (unset)                  DEFAULT_DB_CACHE_BATCH (32 MiB)    default
