@@ -2,6 +2,7 @@
 
 #include <node/blockstorage/blockstorage_args.h>
 #include <node/chainstate/caches.h>
+#include <node/chainstate/chainstate.h>
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
 #include <node/init/logging_args.h>

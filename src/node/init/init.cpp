@@ -163,6 +163,7 @@ void FinalFlush(NodeContext& node)
 struct ChainstateSetup {
     CoinsViewOptions coins_view;
     DBOptions chainstate_db;
+    bool snapshot_bulk_load;
     BlockProcessorOptions block_processor;
 };
 
@@ -219,6 +220,7 @@ ChainstateSetup ReadChainstateSetup(const ArgsManager& args, CChainParams& param
     if (!batch_size_source) throw InitError(error);
     LogCacheConfiguration(*node.cache_sizes, setup.coins_view, *batch_size_source);
     if (!ReadChainstateDBArgs(args, setup.chainstate_db, error)) throw InitError(error);
+    setup.snapshot_bulk_load = ReadSnapshotBulkLoadArg(args);
     if (!ReadBlockProcessorArgs(args, setup.block_processor, error)) throw InitError(error);
     return setup;
 }
@@ -248,7 +250,7 @@ void LoadChainstates(NodeContext& node, const InitOptions& options, const std::f
     try {
         node.chainman = std::make_unique<ChainstateManager>(ChainstateManagerOptions{
             params, net_dir, *node.cache_sizes, setup.coins_view, options.block_import.reindex_chainstate,
-            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db, options.snapshot_bulk_load});
+            /*on_write_failure=*/[&node](const std::string&) { node.AbortNode(); }, setup.chainstate_db, setup.snapshot_bulk_load});
         node.chainman->LoadChainstates();
         SetupBlockReplay(node, options, net_dir, params, setup.block_processor);
     } catch (const dbwrapper_error& e) {

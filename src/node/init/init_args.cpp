@@ -1,6 +1,7 @@
 #include <node/init/init_args.h>
 
 #include <kernel/chainparams.h>
+#include <node/chainstate/chainstate.h>
 #include <node/init/init.h>
 #include <util/args.h>
 #include <util/log.h>
@@ -23,7 +24,6 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
     }
     options.block_import = ReadBlockImportArgs(args);
     options.block_storage = ReadBlockStorageArgs(args);
-    options.snapshot_bulk_load = args.GetBoolArg("snapshotbulkload", options.snapshot_bulk_load);
     options.rpc_credentials = ReadRpcCredentialArgs(args, net_dir);
     return options;
 }
@@ -54,6 +54,11 @@ void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params)
         params.AddAssumeutxo({static_cast<int>(*height), *blockhash, *hash, tx_count.value_or(static_cast<uint64_t>(*height) + 1)});
         LogInfo("Added assumeutxo entry at height {} for block {}", *height, blockhash->GetHex());
     }
+}
+
+bool ReadSnapshotBulkLoadArg(const ArgsManager& args)
+{
+    return args.GetBoolArg("snapshotbulkload", DEFAULT_SNAPSHOT_BULK_LOAD);
 }
 
 } // namespace node

@@ -10,7 +10,6 @@
 // the message the user sees.
 
 #include <node/blockstorage/blockstorage_args.h>
-#include <node/replay/block_processor.h>
 #include <node/replay/block_processor_args.h>
 #include <node/rpc/server_args.h>
 
@@ -37,8 +36,6 @@ struct InitOptions {
     std::optional<std::filesystem::path> pid_file{DEFAULT_PID_FILE};
     BlockImportOptions block_import;
     BlockStorageOptions block_storage;
-    // -snapshotbulkload
-    bool snapshot_bulk_load{DEFAULT_SNAPSHOT_BULK_LOAD};
     RpcCredentialOptions rpc_credentials;
 };
 
@@ -48,6 +45,9 @@ InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& n
 
 // Adds each -assumeutxo entry to params (regtest and signet only).
 void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
+
+// -snapshotbulkload (ChainstateManagerOptions::snapshot_bulk_load).
+bool ReadSnapshotBulkLoadArg(const ArgsManager& args);
 
 } // namespace node
 
