@@ -2,12 +2,12 @@
 
 #include <node/blockstorage/blockstorage_args.h>
 #include <node/chainstate/caches.h>
-#include <node/chainstate/chainstate.h>
 #include <node/chainstate/coins_view_args.h>
 #include <node/init/init_args.h>
 #include <node/init/logging_args.h>
 #include <node/replay/block_processor_args.h>
 #include <node/rpc/server_args.h>
+#include <node/snapshot/snapshot_args.h>
 #include <util/args.h>
 
 #include <cstdint>
@@ -45,8 +45,7 @@ void SetupServerArgs(ArgsManager& args)
     const std::string debug = "Debugging/Testing options";
     RegisterLoggingOptions(args);
     RegisterCoinsViewOptions(args);
-    args.AddArg("-snapshotbulkload", "Write a snapshot load's chainstate without crash markers, which an unfinished load does not need (it is removed), so that LevelDB does not compact the whole set at every flush; 0 writes each flush as Bitcoin Core does, for comparing flush behaviour (default: " + std::to_string(DEFAULT_SNAPSHOT_BULK_LOAD) + ")", F::DEBUG_ONLY, debug);
-    args.AddArg("-assumeutxo=<height>:<blockhash>:<hash_serialized_3>[:<nchaintx>]", "Trust a UTXO snapshot at this block (regtest and signet only; repeatable). nchaintx, the transactions of the chain up to the block, defaults to height + 1 (default: only the chain's built-in entries)", F::DEBUG_ONLY, debug);
+    RegisterSnapshotOptions(args);
 
     RegisterRpcServerOptions(args);
 

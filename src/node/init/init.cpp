@@ -17,6 +17,7 @@
 #include <node/replay/block_processor_args.h>
 #include <node/rpc/blockchain.h>
 #include <node/rpc/server_args.h>
+#include <node/snapshot/snapshot_args.h>
 #include <rpc/auth.h>
 #include <rpc/httpserver.h>
 #include <rpc/server.h>

@@ -3,24 +3,19 @@
 
 // The options bitcoind's start-up (node/init/init.cpp) acts on itself, read once
 // into plain values whose defaults are given here: InitOptions for the
-// process and the block files, and the readers of -assumeutxo and -prune.
-// The subsystems' own options have their adapters beside them
-// (logging_args.h, rpc/server_args.h, caches.h, coins_view_args.h,
-// block_processor_args.h). A value start-up refuses throws InitError with
-// the message the user sees.
+// process, which also gathers the subsystems' options start-up needs
+// before it runs them. The subsystems' own options have their adapters
+// beside them (logging_args.h, rpc/server_args.h, blockstorage_args.h,
+// caches.h, coins_view_args.h, block_processor_args.h, snapshot_args.h).
 
 #include <node/blockstorage/blockstorage_args.h>
 #include <node/replay/block_processor_args.h>
 #include <node/rpc/server_args.h>
 
-#include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <string>
-#include <vector>
 
 class ArgsManager;
-class CChainParams;
 
 namespace node {
 
@@ -42,12 +37,6 @@ struct InitOptions {
 // Reads InitOptions; net_dir is the network's data directory. Refuses
 // nothing: the ArgsManager has checked the types and ranges already.
 InitOptions ReadInitArgs(const ArgsManager& args, const std::filesystem::path& net_dir);
-
-// Adds each -assumeutxo entry to params (regtest and signet only).
-void ApplyAssumeutxoArgs(const ArgsManager& args, CChainParams& params);
-
-// -snapshotbulkload (ChainstateManagerOptions::snapshot_bulk_load).
-bool ReadSnapshotBulkLoadArg(const ArgsManager& args);
 
 } // namespace node
 
