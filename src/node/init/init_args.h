@@ -19,8 +19,13 @@ class ArgsManager;
 
 namespace node {
 
-// Defaults that the help text (args_setup.cpp) states too.
+// Defaults that the help text states too.
 inline constexpr const char* DEFAULT_PID_FILE{"bitcoind.pid"};
+
+// The actions (-?, -h, -help, -help-debug, -version), where the
+// configuration is (-conf, -includeconf, -datadir) and the process's own
+// options (-allowforeigndatadir, -daemon, -daemonwait, -pid).
+void RegisterInitOptions(ArgsManager& args);
 
 struct InitOptions {
     // -daemon or -daemonwait: detach once the node serves RPC.
