@@ -238,7 +238,6 @@ std::optional<CliNetwork> CliNetworkForChain(const std::string& chain)
 void SetupCliArgs(ArgsManager& args)
 {
     const std::string options{"Options"};
-    const std::string chain{"Chain selection options"};
     args.AddArg("-?", "Print this help message and exit", ArgsManager::NONE, options);
     args.AddArg("-h", "Print this help message and exit", ArgsManager::DEBUG_ONLY, options);
     args.AddArg("-help", "Print this help message and exit", ArgsManager::DEBUG_ONLY, options);
@@ -261,11 +260,7 @@ void SetupCliArgs(ArgsManager& args)
     args.AddIntArg("-rpcwaittimeout=<n>", "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: " + std::to_string(DEFAULT_WAIT_CLIENT_TIMEOUT) + ")", ArgsManager::NONE, options, seconds);
     args.AddArg("-stdin", "Read extra arguments from standard input, one per line until EOF/Ctrl-D (recommended for sensitive information such as passphrases). When combined with -stdinrpcpass, the first line from standard input is used for the RPC password. (default: 0)", ArgsManager::NONE, options);
     args.AddArg("-stdinrpcpass", "Read the RPC password from standard input as a single line; with -stdin, the first line is the password (default: 0)", ArgsManager::NONE, options);
-    args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", ArgsManager::NONE, chain);
-    args.AddArg("-regtest", "Use the regression test chain, as -chain=regtest does (default: 0)", ArgsManager::NONE, chain);
-    args.AddArg("-testnet", "Use the testnet3 chain, as -chain=test does (default: 0)", ArgsManager::NONE, chain);
-    args.AddArg("-testnet4", "Use the testnet4 chain, as -chain=testnet4 does (default: 0)", ArgsManager::NONE, chain);
-    args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", ArgsManager::NONE, chain);
+    RegisterChainOptions(args);
 }
 
 int RunBitcoinCli(int argc, const char* const argv[], std::istream& in, std::ostream& out, std::ostream& err)

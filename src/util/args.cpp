@@ -71,6 +71,16 @@ bool InterpretBool(const std::string& value)
     return std::atoll(value.c_str()) != 0;
 }
 
+void RegisterChainOptions(ArgsManager& args)
+{
+    const std::string chain{"Chain selection options"};
+    args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", ArgsManager::NONE, chain);
+    args.AddArg("-regtest", "Use the regression test chain, as -chain=regtest does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-testnet", "Use the testnet3 chain, as -chain=test does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-testnet4", "Use the testnet4 chain, as -chain=testnet4 does (default: 0)", ArgsManager::NONE, chain);
+    args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", ArgsManager::NONE, chain);
+}
+
 std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value)
 {
     std::filesystem::path path{value};

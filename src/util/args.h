@@ -141,6 +141,11 @@ private:
 // otherwise the number it starts with is (non-zero = true).
 bool InterpretBool(const std::string& value);
 
+// -chain, -regtest, -testnet, -testnet4 and -signet, which
+// ArgsManager::GetChainTypeString reads; bitcoind and bitcoin-cli take them
+// alike.
+void RegisterChainOptions(ArgsManager& args);
+
 // Paths in options are relative to the network's data directory.
 std::filesystem::path AbsPathInDir(const std::filesystem::path& dir, const std::string& value);
 

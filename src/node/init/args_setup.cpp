@@ -17,18 +17,12 @@ namespace node {
 
 void SetupServerArgs(ArgsManager& args)
 {
-    using F = ArgsManager::Flags;
     RegisterInitOptions(args);
     RegisterCacheOptions(args);
     RegisterBlockReplayOptions(args);
     RegisterBlockStorageOptions(args);
 
-    const std::string chain = "Chain selection options";
-    args.AddArg("-chain=<chain>", "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, regtest", F::NONE, chain);
-    args.AddArg("-regtest", "Use the regression test chain, as -chain=regtest does (default: 0)", F::NONE, chain);
-    args.AddArg("-testnet", "Use the testnet3 chain, as -chain=test does (default: 0)", F::NONE, chain);
-    args.AddArg("-testnet4", "Use the testnet4 chain, as -chain=testnet4 does (default: 0)", F::NONE, chain);
-    args.AddArg("-signet", "Use the signet chain, as -chain=signet does (default: 0)", F::NONE, chain);
+    RegisterChainOptions(args);
 
     RegisterLoggingOptions(args);
     RegisterCoinsViewOptions(args);
