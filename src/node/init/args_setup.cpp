@@ -10,26 +10,11 @@
 #include <node/snapshot/snapshot_args.h>
 #include <util/args.h>
 
-#include <cstdint>
-#include <string>
-
 namespace node {
+namespace {
 
-void SetupServerArgs(ArgsManager& args)
+void RegisterIgnoredOptions(ArgsManager& args)
 {
-    RegisterInitOptions(args);
-    RegisterCacheOptions(args);
-    RegisterBlockReplayOptions(args);
-    RegisterBlockStorageOptions(args);
-
-    RegisterChainOptions(args);
-
-    RegisterLoggingOptions(args);
-    RegisterCoinsViewOptions(args);
-    RegisterSnapshotOptions(args);
-
-    RegisterRpcServerOptions(args);
-
     // Subsystems coinsdb does not have: accepted so that published scripts
     // run unchanged, logged once at start-up.
     const char* no_p2p = "no peer-to-peer network";
@@ -54,6 +39,22 @@ void SetupServerArgs(ArgsManager& args)
                              "-checkpoints", "-shrinkdebugfile", "-logips", "-logthreadnames", "-logsourcelocations"}) {
         args.AddIgnoredArg(name, "no mempool, notifications or REST in coinsdb");
     }
+}
+
+} // namespace
+
+void SetupServerArgs(ArgsManager& args)
+{
+    RegisterInitOptions(args);
+    RegisterChainOptions(args);
+    RegisterLoggingOptions(args);
+    RegisterRpcServerOptions(args);
+    RegisterCacheOptions(args);
+    RegisterCoinsViewOptions(args);
+    RegisterSnapshotOptions(args);
+    RegisterBlockStorageOptions(args);
+    RegisterBlockReplayOptions(args);
+    RegisterIgnoredOptions(args);
 }
 
 } // namespace node
