@@ -2,6 +2,7 @@
 
 #include <crypto/random.h>
 #include <dbwrapper/ingest.h>
+#include <dbwrapper/ingest_run.h>
 #include <dbwrapper/slices.h>
 #include <dbwrapper/storage_env.h>
 #include <dbwrapper/env.h>
@@ -38,12 +39,6 @@ const std::vector<unsigned char> OBFUSCATION_KEY_KEY{'\0', 'o', 'b', 'f', 'u', '
 
 constexpr size_t MIN_MAX_FILE_SIZE = 32 << 20;
 constexpr int BLOOM_BITS_PER_KEY = 10;
-// A batch of at least this many records is built into tables in this many
-// parts at once (CDBWrapper::IngestBatch). Three parts measured no faster
-// than two on the 2-core machine: 15.2 s and 15.5 s against 14.1 s and
-// 15.3 s for a 60M flush, alternating.
-constexpr size_t INGEST_SPLIT_RECORDS = 4096;
-constexpr size_t INGEST_PARTS = 2;
 
 using dbwrapper_ingest::ToSlice;
 using dbwrapper_ingest::ToSpan;
@@ -204,7 +199,7 @@ void Obfuscation::Apply(std::span<std::byte> data) const
     XorRepeatingKey(data, std::as_bytes(std::span<const unsigned char, KEY_SIZE>{m_key}));
 }
 
-struct CDBWrapper::Impl {
+struct CDBWrapper::Impl final : dbwrapper_ingest::IngestRun::Database {
     std::unique_ptr<leveldb::Env> memory_env;
     std::unique_ptr<leveldb::Env> throttled_env;
     std::unique_ptr<leveldb::Env> budgeted_env;
@@ -219,20 +214,20 @@ struct CDBWrapper::Impl {
     leveldb::WriteOptions write_options;
     leveldb::WriteOptions sync_options;
     std::unique_ptr<leveldb::DB> db;
+    std::string name;
     std::string path;
     bool memory_only{false};
     // Compactions started by CompactFullAsync and maybe still running.
     std::mutex compactions_mutex;
     std::vector<std::shared_future<void>> compactions;
-    // Table files built by IngestBatch and not yet handed to LevelDB.
-    std::unique_ptr<dbwrapper_ingest::TableRunWriter> run;
-    size_t ingested_files{0};
     // Iterators still open: the database cannot be closed under them.
     std::atomic<int> open_iterators{0};
+    // Last: it uses the members above.
+    std::unique_ptr<dbwrapper_ingest::IngestRun> ingest;
 
     // The open database. It is closed only inside CommitIngest, and stays
     // closed if LevelDB then fails to reopen it: every use then throws.
-    leveldb::DB& Db(const std::string& name) const
+    leveldb::DB& Db() override
     {
         if (!db) throw dbwrapper_error("LevelDB database " + name + " is closed: it failed to reopen after a commit");
         return *db;
@@ -246,12 +241,17 @@ struct CDBWrapper::Impl {
         return status;
     }
 
-    void WaitForCompactions()
+    void Close() override { db.reset(); }
+    leveldb::Status Reopen() override { return Open(); }
+
+    void WaitForCompactions() override
     {
         const std::lock_guard lock{compactions_mutex};
         for (const auto& compaction : compactions) compaction.wait();
         compactions.clear();
     }
+
+    bool IteratorsOpen() const override { return open_iterators != 0; }
 };
 
 // A batch reaches LevelDB in descending key order. LevelDB puts a batch's
@@ -363,6 +363,19 @@ struct CDBBatch::Impl {
         p += key_size;
         const uint32_t value_size = ReadVarint(p);
         return {type, key, {p, value_size}};
+    }
+
+    // Records [begin, end) in staging order into an ingested run's files
+    // (CDBWrapper::IngestBatch).
+    leveldb::Status WriteTo(dbwrapper_ingest::TableRunWriter& writer, size_t begin, size_t end) const
+    {
+        for (const size_t offset : std::span{offsets}.subspan(begin, end - begin)) {
+            const Record record = At(offset);
+            const uint8_t type = record.type == Type::PUT ? dbwrapper_ingest::TYPE_VALUE : dbwrapper_ingest::TYPE_DELETION;
+            leveldb::Status status = writer.Add(type, {record.key.data(), record.key.size()}, {record.value.data(), record.value.size()});
+            if (!status.ok()) return status;
+        }
+        return leveldb::Status::OK();
     }
 
     // The LevelDB batch of the staged records, in descending key order.
@@ -520,12 +533,10 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         options.env = impl.table_env.get();
     }
 
-    m_ingest_off = dbwrapper_ingest::IngestUnavailable();
-    if (m_ingest_off && !params.memory_only) LogInfo("{}: bulk loads write through LevelDB's log: {}", m_name, *m_ingest_off);
+    impl.name = m_name;
     impl.path = params.path.string();
     impl.memory_only = params.memory_only;
-    // Tables a crash left unregistered; a memory environment starts empty.
-    if (!params.memory_only) dbwrapper_ingest::RemoveLeftoverRuns(options.env, impl.path);
+    impl.ingest = std::make_unique<dbwrapper_ingest::IngestRun>(impl, options, impl.path, impl.memory_only, m_name, m_write_failure);
     ThrowOnError(impl.Open(), m_name);
 
     if (params.options.force_compact) impl.db->CompactRange(nullptr, nullptr);
@@ -557,15 +568,15 @@ CDBWrapper::~CDBWrapper()
     // uses.
     m_impl->WaitForCompactions();
     m_impl->db.reset();
-    // Unregistered tables are deleted (the run's destructor), after the
-    // database: they use its environment, which outlives both.
-    m_impl->run.reset();
+    // Unregistered tables are deleted, after the database: they use its
+    // environment, which outlives both.
+    m_impl->ingest->Discard();
 }
 
 std::optional<std::string> CDBWrapper::ReadImpl(std::span<const std::byte> key) const
 {
     std::string value;
-    const leveldb::Status status = m_impl->Db(m_name).Get(m_impl->read_options, ToSlice(key), &value);
+    const leveldb::Status status = m_impl->Db().Get(m_impl->read_options, ToSlice(key), &value);
     if (status.IsNotFound()) return std::nullopt;
     ThrowOnError(status, m_name);
     return value;
@@ -576,7 +587,7 @@ bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadI
 void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 {
     if (m_write_failure) throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
-    const leveldb::Status status = m_impl->Db(m_name).Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Build());
+    const leveldb::Status status = m_impl->Db().Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Build());
     if (!status.ok()) m_write_failure = status.ToString();
     ThrowOnError(status, m_name);
 }
@@ -584,153 +595,41 @@ void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 bool CDBWrapper::CanIngest(const CDBBatch& batch) const
 {
     const CDBBatch::Impl& records = *batch.m_impl;
-    if (m_write_failure || m_ingest_off || records.batch || records.offsets.empty() || !records.ascending) return false;
-    if (!m_impl->run) return true;
+    if (records.batch || records.offsets.empty() || !records.ascending) return false;
     const leveldb::Slice first = records.KeyAt(records.offsets.front());
-    return m_impl->run->KeyFits({first.data(), first.size()});
+    return m_impl->ingest->Accepts({first.data(), first.size()});
 }
 
 void CDBWrapper::IngestBatch(CDBBatch& batch)
 {
     if (!CanIngest(batch)) throw std::logic_error("CDBWrapper::IngestBatch: batch out of key order, or below the run");
-    auto& impl = *m_impl;
-    if (!impl.run) {
-        impl.run = std::make_unique<dbwrapper_ingest::TableRunWriter>(impl.options.env, impl.path, &KEY_COMPARATOR,
-                                                                      impl.filter_policy.get(), impl.options.max_file_size);
-    }
     CDBBatch::Impl& records = *batch.m_impl;
-    // Building tables costs more than filling the batch, so a big batch is
-    // built in parts at once, each into files of its own: the keys rise,
-    // so each part's files follow the part before. With the thread that
-    // fills the next batch, that keeps both cores busy while a part's
-    // builder waits for the disk.
-    const size_t count = records.offsets.size();
-    const size_t parts = count >= INGEST_SPLIT_RECORDS ? INGEST_PARTS : 1;
-    std::vector<std::unique_ptr<dbwrapper_ingest::TableRunWriter>> writers;
-    for (size_t i = 0; i < parts; ++i) {
-        writers.push_back(std::make_unique<dbwrapper_ingest::TableRunWriter>(impl.options.env, impl.path, &KEY_COMPARATOR,
-                                                                             impl.filter_policy.get(), impl.options.max_file_size));
+    const auto write = [&records](dbwrapper_ingest::TableRunWriter& writer, size_t begin, size_t end) { return records.WriteTo(writer, begin, end); };
+    // Cleared with its buffer kept, also when the build failed: the next
+    // batch fills it again, where a fresh one would fault in every page.
+    try {
+        m_impl->ingest->Add(records.offsets.size(), write);
+    } catch (const dbwrapper_error&) {
+        records.Clear();
+        throw;
     }
-    const auto build = [&](size_t part) {
-        const size_t begin = count * part / parts;
-        const size_t end = count * (part + 1) / parts;
-        const std::span<const size_t> offsets = std::span{records.offsets}.subspan(begin, end - begin);
-        dbwrapper_ingest::TableRunWriter& writer = *writers[part];
-        for (const size_t offset : offsets) {
-            const CDBBatch::Impl::Record record = records.At(offset);
-            const uint8_t type = record.type == CDBBatch::Impl::Type::PUT ? dbwrapper_ingest::TYPE_VALUE : dbwrapper_ingest::TYPE_DELETION;
-            leveldb::Status status = writer.Add(type, {record.key.data(), record.key.size()}, {record.value.data(), record.value.size()});
-            if (!status.ok()) return status;
-        }
-        return writer.Finish();
-    };
-    std::vector<std::future<leveldb::Status>> others;
-    for (size_t part = 1; part < parts; ++part) others.push_back(std::async(std::launch::async, build, part));
-    leveldb::Status status = build(0);
-    for (auto& other : others) {
-        const leveldb::Status other_status = other.get();
-        if (status.ok()) status = other_status;
-    }
-    // Cleared with its buffer kept: the next batch fills it again, where a
-    // fresh one would fault in every page.
     records.Clear();
-    if (!status.ok()) FailIngest(status);
-    for (auto& writer : writers) impl.run->Adopt(*writer);
 }
 
-void CDBWrapper::FailIngest(const leveldb::Status& status)
-{
-    m_impl->run.reset();
-    m_write_failure = status.ToString();
-    const std::string message = "Fatal LevelDB error in " + m_name + ": " + status.ToString();
-    LogError("{}", message);
-    throw dbwrapper_error(message);
-}
+bool CDBWrapper::CommitIngest() { return m_impl->ingest->Commit(); }
 
-bool CDBWrapper::CommitIngest()
-{
-    auto& impl = *m_impl;
-    if (!impl.run) return false;
-    if (m_write_failure) {
-        impl.run.reset();
-        throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
-    }
-    if (leveldb::Status status = impl.run->Finish(); !status.ok()) FailIngest(status);
-    // What LevelDB holds in its memtable goes into a table first, so that
-    // the MANIFEST names every key the database has. An empty range is
-    // compacted at no level.
-    const leveldb::Slice nothing{};
-    impl.Db(m_name).CompactRange(&nothing, &nothing);
-    impl.WaitForCompactions();
-    using dbwrapper_ingest::InstallResult;
-    std::optional<InstallResult> result;
-    std::string unexpected;
-    leveldb::Status status;
-    const size_t files = impl.run->Files().size();
-    if (impl.open_iterators == 0) {
-        impl.db.reset();
-        status = dbwrapper_ingest::InstallTables(impl.options.env, impl.path, &KEY_COMPARATOR, *impl.run,
-                                                 /*sync_dir=*/!impl.memory_only, result.emplace(), unexpected);
-        // Whatever happened, the database must be open again: a failure
-        // left it as it was.
-        if (const leveldb::Status reopened = impl.Open(); !reopened.ok()) {
-            impl.run.reset();
-            m_write_failure = reopened.ToString();
-            ThrowOnError(reopened, m_name);
-        }
-    }
-    if (!status.ok()) FailIngest(status);
-    if (result == InstallResult::INSTALLED) {
-        impl.ingested_files += files;
-        impl.run.reset();
-        return true;
-    }
-    if (!result) {
-        WriteRunThroughLog("an iterator is open");
-    } else if (*result == InstallResult::UNEXPECTED_MANIFEST) {
-        // It will not read better at the next flush: LevelDB's own write
-        // path from now on, and the database is left to LevelDB alone.
-        m_ingest_off = std::string{Describe(*result)} + " (" + unexpected + ")";
-        WriteRunThroughLog(*m_ingest_off + "; ingestion is off from now on");
-    } else {
-        WriteRunThroughLog(Describe(*result));
-    }
-    return false;
-}
+void CDBWrapper::DiscardIngest() { m_impl->ingest->Discard(); }
 
-void CDBWrapper::WriteRunThroughLog(std::string_view why)
-{
-    auto& impl = *m_impl;
-    LogInfo("{}: {}: writing a run of table files through LevelDB's log instead", m_name, why);
-    leveldb::WriteBatch chunk;
-    leveldb::Status written;
-    const leveldb::Status read = impl.run->ForEachRecord([&](uint8_t type, std::string_view key, std::string_view value) {
-        if (!written.ok()) return;
-        if (type == dbwrapper_ingest::TYPE_VALUE) {
-            chunk.Put(leveldb::Slice{key.data(), key.size()}, leveldb::Slice{value.data(), value.size()});
-        } else {
-            chunk.Delete(leveldb::Slice{key.data(), key.size()});
-        }
-        if (chunk.ApproximateSize() < impl.options.write_buffer_size) return;
-        written = impl.Db(m_name).Write(impl.write_options, &chunk);
-        chunk.Clear();
-    });
-    if (written.ok()) written = read;
-    if (written.ok()) written = impl.Db(m_name).Write(impl.write_options, &chunk);
-    if (!written.ok()) FailIngest(written);
-    impl.run.reset();
-}
+size_t CDBWrapper::IngestedFiles() const { return m_impl->ingest->InstalledFiles(); }
 
-void CDBWrapper::DiscardIngest() { m_impl->run.reset(); }
-
-size_t CDBWrapper::IngestedFiles() const { return m_impl->ingested_files; }
+const std::optional<std::string>& CDBWrapper::IngestOff() const { return m_impl->ingest->Off(); }
 
 size_t CDBWrapper::DirectIngestFiles() const { return m_impl->direct_files->files; }
 
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
 {
     auto impl = std::make_unique<CDBIterator::Impl>();
-    impl->it.reset(m_impl->Db(m_name).NewIterator(m_impl->iterate_options));
+    impl->it.reset(m_impl->Db().NewIterator(m_impl->iterate_options));
     impl->open_count = &m_impl->open_iterators;
     ++m_impl->open_iterators;
     return std::unique_ptr<CDBIterator>{new CDBIterator{std::move(impl), m_obfuscation}};
@@ -747,7 +646,7 @@ size_t CDBWrapper::EstimateSizeImpl(std::span<const std::byte> begin, std::span<
 {
     const leveldb::Range range{ToSlice(begin), ToSlice(end)};
     uint64_t size = 0;
-    m_impl->Db(m_name).GetApproximateSizes(&range, 1, &size);
+    m_impl->Db().GetApproximateSizes(&range, 1, &size);
     return size;
 }
 
@@ -768,7 +667,7 @@ std::optional<std::string> CDBWrapper::GetProperty(const std::string& name) cons
 void CDBWrapper::CompactFull()
 {
     // Null bounds: from before the first key to past the last.
-    m_impl->Db(m_name).CompactRange(nullptr, nullptr);
+    m_impl->Db().CompactRange(nullptr, nullptr);
 }
 
 std::shared_future<void> CDBWrapper::CompactFullAsync()

@@ -39,7 +39,6 @@ public:
 
 namespace leveldb {
 class Env;
-class Status;
 } // namespace leveldb
 
 struct DBOptions {
@@ -331,7 +330,7 @@ public:
     size_t DirectIngestFiles() const;
     // Why CanIngest refuses every batch: this build's LevelDB was not
     // verified, or a MANIFEST was not as expected. Nullopt while it may.
-    const std::optional<std::string>& IngestOff() const { return m_ingest_off; }
+    const std::optional<std::string>& IngestOff() const;
 
     std::unique_ptr<CDBIterator> NewIterator() const;
     bool IsEmpty() const;
@@ -368,15 +367,12 @@ private:
     std::optional<std::string> ReadImpl(std::span<const std::byte> key) const;
     bool ExistsImpl(std::span<const std::byte> key) const;
     size_t EstimateSizeImpl(std::span<const std::byte> begin, std::span<const std::byte> end) const;
-    [[noreturn]] void FailIngest(const leveldb::Status& status);
-    void WriteRunThroughLog(std::string_view why);
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
     std::string m_name;
     Obfuscation m_obfuscation;
     std::optional<std::string> m_write_failure;
-    std::optional<std::string> m_ingest_off;
 };
 
 // Writes a flush's records to `db` in batches of about `batch_bytes`, and
