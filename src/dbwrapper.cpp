@@ -21,12 +21,10 @@
 #include <algorithm>
 #include <bit>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdarg>
 #include <cstring>
 #include <future>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <sys/mman.h>
@@ -91,70 +89,6 @@ public:
         while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
         logging::LogCategoryLine(logging::Category::LEVELDB, line);
     }
-};
-
-// A file that stops taking bytes once the environment's budget is spent,
-// as a file on a full disk does.
-class BudgetedFile final : public leveldb::WritableFile
-{
-public:
-    BudgetedFile(std::unique_ptr<leveldb::WritableFile> file, std::atomic<size_t>& budget)
-        : m_file{std::move(file)}, m_budget{budget} {}
-
-    leveldb::Status Append(const leveldb::Slice& data) override
-    {
-        const size_t granted = Take(data.size());
-        if (granted == data.size()) return m_file->Append(data);
-        // Write what fits, as write(2) does before it fails with ENOSPC.
-        if (granted > 0) m_file->Append(leveldb::Slice{data.data(), granted});
-        return leveldb::Status::IOError("simulated full disk", std::strerror(ENOSPC));
-    }
-    leveldb::Status Close() override { return m_file->Close(); }
-    leveldb::Status Flush() override { return m_file->Flush(); }
-    leveldb::Status Sync() override { return m_file->Sync(); }
-
-private:
-    // Takes up to `wanted` bytes from the budget; LevelDB's compaction
-    // thread draws on it too.
-    size_t Take(size_t wanted)
-    {
-        size_t left = m_budget.load();
-        while (!m_budget.compare_exchange_weak(left, left - std::min(left, wanted))) {
-        }
-        return std::min(left, wanted);
-    }
-
-    std::unique_ptr<leveldb::WritableFile> m_file;
-    std::atomic<size_t>& m_budget;
-};
-
-// DBOptions::fail_writes_after_bytes: every file LevelDB writes after the
-// database is open draws on one byte budget.
-class BudgetedEnv final : public leveldb::EnvWrapper
-{
-public:
-    // Unlimited until Arm(): opening a database writes too.
-    explicit BudgetedEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
-
-    void Arm(size_t budget) { m_budget = budget; }
-
-    leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
-    {
-        return Wrap(target()->NewWritableFile(name, result), result);
-    }
-    leveldb::Status NewAppendableFile(const std::string& name, leveldb::WritableFile** result) override
-    {
-        return Wrap(target()->NewAppendableFile(name, result), result);
-    }
-
-private:
-    leveldb::Status Wrap(leveldb::Status status, leveldb::WritableFile** result)
-    {
-        if (status.ok()) *result = new BudgetedFile{std::unique_ptr<leveldb::WritableFile>{*result}, m_budget};
-        return status;
-    }
-
-    std::atomic<size_t> m_budget{std::numeric_limits<size_t>::max()};
 };
 
 // Gives an empty `batch` room for `bytes` in one allocation, touched once.
@@ -519,7 +453,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         LogInfo("{}: files behave as on {}", m_name, params.options.storage->Describe());
     }
     if (params.options.fail_writes_after_bytes) {
-        impl.budgeted_env = std::make_unique<BudgetedEnv>(options.env);
+        impl.budgeted_env = NewBudgetedEnv(options.env);
         options.env = impl.budgeted_env.get();
     }
     if (!params.memory_only) {
@@ -558,7 +492,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         }
         m_obfuscation = Obfuscation{std::span<const unsigned char, Obfuscation::KEY_SIZE>{stored_key.data(), Obfuscation::KEY_SIZE}};
     }
-    if (impl.budgeted_env) static_cast<BudgetedEnv&>(*impl.budgeted_env).Arm(*params.options.fail_writes_after_bytes);
+    if (impl.budgeted_env) ArmBudget(*impl.budgeted_env, *params.options.fail_writes_after_bytes);
 }
 
 CDBWrapper::~CDBWrapper()

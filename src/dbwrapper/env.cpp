@@ -5,10 +5,12 @@
 
 #include <leveldb/env.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -275,7 +277,75 @@ private:
     const std::shared_ptr<DirectBufferPool> m_buffers{std::make_shared<DirectBufferPool>()};
 };
 
+// A file that stops taking bytes once the environment's budget is spent,
+// as a file on a full disk does.
+class BudgetedFile final : public leveldb::WritableFile
+{
+public:
+    BudgetedFile(std::unique_ptr<leveldb::WritableFile> file, std::atomic<size_t>& budget)
+        : m_file{std::move(file)}, m_budget{budget} {}
+
+    leveldb::Status Append(const leveldb::Slice& data) override
+    {
+        const size_t granted = Take(data.size());
+        if (granted == data.size()) return m_file->Append(data);
+        // Write what fits, as write(2) does before it fails with ENOSPC.
+        if (granted > 0) m_file->Append(leveldb::Slice{data.data(), granted});
+        return leveldb::Status::IOError("simulated full disk", std::strerror(ENOSPC));
+    }
+    leveldb::Status Close() override { return m_file->Close(); }
+    leveldb::Status Flush() override { return m_file->Flush(); }
+    leveldb::Status Sync() override { return m_file->Sync(); }
+
+private:
+    // Takes up to `wanted` bytes from the budget; LevelDB's compaction
+    // thread draws on it too.
+    size_t Take(size_t wanted)
+    {
+        size_t left = m_budget.load();
+        while (!m_budget.compare_exchange_weak(left, left - std::min(left, wanted))) {
+        }
+        return std::min(left, wanted);
+    }
+
+    std::unique_ptr<leveldb::WritableFile> m_file;
+    std::atomic<size_t>& m_budget;
+};
+
+// DBOptions::fail_writes_after_bytes: every file LevelDB writes after the
+// database is open draws on one byte budget.
+class BudgetedEnv final : public leveldb::EnvWrapper
+{
+public:
+    // Unlimited until Arm(): opening a database writes too.
+    explicit BudgetedEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
+
+    void Arm(size_t budget) { m_budget = budget; }
+
+    leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
+    {
+        return Wrap(target()->NewWritableFile(name, result), result);
+    }
+    leveldb::Status NewAppendableFile(const std::string& name, leveldb::WritableFile** result) override
+    {
+        return Wrap(target()->NewAppendableFile(name, result), result);
+    }
+
+private:
+    leveldb::Status Wrap(leveldb::Status status, leveldb::WritableFile** result)
+    {
+        if (status.ok()) *result = new BudgetedFile{std::unique_ptr<leveldb::WritableFile>{*result}, m_budget};
+        return status;
+    }
+
+    std::atomic<size_t> m_budget{std::numeric_limits<size_t>::max()};
+};
+
 } // namespace
+
+std::unique_ptr<leveldb::Env> NewBudgetedEnv(leveldb::Env* base) { return std::make_unique<BudgetedEnv>(base); }
+
+void ArmBudget(leveldb::Env& env, size_t budget) { static_cast<BudgetedEnv&>(env).Arm(budget); }
 
 std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest, std::shared_ptr<DirectFileCount> direct_files)
 {

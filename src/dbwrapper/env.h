@@ -44,4 +44,11 @@ struct DirectFileCount {
 std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false,
                                                    std::shared_ptr<DirectFileCount> direct_files = nullptr);
 
+// DBOptions::fail_writes_after_bytes: every file opened for writing
+// through the returned environment draws on one byte budget, unlimited
+// until ArmBudget gives it one.
+std::unique_ptr<leveldb::Env> NewBudgetedEnv(leveldb::Env* base);
+// `env` is one NewBudgetedEnv returned.
+void ArmBudget(leveldb::Env& env, size_t budget);
+
 #endif // COINSDB_DBWRAPPER_ENV_H
