@@ -1,11 +1,10 @@
 #include <dbwrapper.h>
 
 #include <crypto/random.h>
+#include <dbwrapper/env.h>
 #include <dbwrapper/ingest.h>
 #include <dbwrapper/ingest_run.h>
 #include <dbwrapper/slices.h>
-#include <dbwrapper/storage_env.h>
-#include <dbwrapper/env.h>
 #include <util/log.h>
 #include <util/xor.h>
 
@@ -19,8 +18,8 @@
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
-#include <bit>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdarg>
 #include <cstring>

@@ -4,6 +4,8 @@
 // For dbwrapper.cpp only: the LevelDB environment every database on disk
 // writes through.
 
+#include <storage_profile.h>
+
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -50,5 +52,9 @@ std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool dire
 std::unique_ptr<leveldb::Env> NewBudgetedEnv(leveldb::Env* base);
 // `env` is one NewBudgetedEnv returned.
 void ArmBudget(leveldb::Env& env, size_t budget);
+
+// Every file `base` opens through the returned environment waits for one
+// simulated device with the profile's rate and delays (storage_profile.h).
+std::unique_ptr<leveldb::Env> NewThrottledEnv(leveldb::Env* base, const StorageProfile& profile);
 
 #endif // COINSDB_DBWRAPPER_ENV_H
