@@ -13,7 +13,6 @@
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/filter_policy.h>
-#include <leveldb/helpers/memenv.h>
 #include <leveldb/iterator.h>
 #include <leveldb/write_batch.h>
 
@@ -133,11 +132,7 @@ void Obfuscation::Apply(std::span<std::byte> data) const
 }
 
 struct CDBWrapper::Impl final : dbwrapper_ingest::IngestRun::Database {
-    std::unique_ptr<leveldb::Env> memory_env;
-    std::unique_ptr<leveldb::Env> throttled_env;
-    std::unique_ptr<leveldb::Env> budgeted_env;
-    std::unique_ptr<leveldb::Env> table_env;
-    std::shared_ptr<DirectFileCount> direct_files{std::make_shared<DirectFileCount>()};
+    std::unique_ptr<EnvStack> envs;
     std::unique_ptr<const leveldb::FilterPolicy> filter_policy;
     std::unique_ptr<leveldb::Cache> block_cache;
     std::unique_ptr<leveldb::Logger> logger;
@@ -432,39 +427,27 @@ CDBWrapper::CDBWrapper(const DBParams& params)
     impl.iterate_options.fill_cache = false;
     impl.sync_options.sync = true;
 
-    if (params.memory_only) {
-        impl.memory_env.reset(leveldb::NewMemEnv(leveldb::Env::Default()));
-        options.env = impl.memory_env.get();
-    } else {
-        if (params.options.base_env_for_tests) options.env = params.options.base_env_for_tests;
+    // Which environment wraps which, and why: dbwrapper/env.h.
+    impl.envs = std::make_unique<EnvStack>(EnvStack::Layers{.memory_only = params.memory_only,
+                                                            .base_for_tests = params.options.base_env_for_tests,
+                                                            .storage = params.options.storage,
+                                                            .write_budget = params.options.fail_writes_after_bytes.has_value()});
+    options.env = impl.envs->Top();
+    if (!params.memory_only) {
         if (params.wipe_data) {
             LogInfo("Wiping LevelDB in {}", params.path.string());
-            ThrowOnError(leveldb::DestroyDB(params.path.string(), options), m_name);
+            // The base alone: a wipe is nothing for the write budget to
+            // count or the slower device to charge.
+            leveldb::Options base_options = options;
+            base_options.env = impl.envs->Base();
+            ThrowOnError(leveldb::DestroyDB(params.path.string(), base_options), m_name);
         }
         std::error_code ec;
         std::filesystem::create_directories(params.path, ec);
         if (ec) throw dbwrapper_error("Cannot create database directory " + params.path.string() + ": " + ec.message());
         LogInfo("Opening LevelDB in {}", params.path.string());
     }
-    if (params.options.storage) {
-        impl.throttled_env = NewThrottledEnv(options.env, *params.options.storage);
-        options.env = impl.throttled_env.get();
-        LogInfo("{}: files behave as on {}", m_name, params.options.storage->Describe());
-    }
-    if (params.options.fail_writes_after_bytes) {
-        impl.budgeted_env = NewBudgetedEnv(options.env);
-        options.env = impl.budgeted_env.get();
-    }
-    if (!params.memory_only) {
-        // Outermost: the environments below, as the disk, take the large
-        // writes, so a full disk fails one of them as it would for real.
-        // Table files it builds itself bypass the page cache only when
-        // nothing stands between LevelDB and the disk.
-        const bool direct_ingest = !params.options.storage && !params.options.fail_writes_after_bytes &&
-                                   !params.options.base_env_for_tests;
-        impl.table_env = NewTableBufferingEnv(options.env, direct_ingest, impl.direct_files);
-        options.env = impl.table_env.get();
-    }
+    if (params.options.storage) LogInfo("{}: files behave as on {}", m_name, params.options.storage->Describe());
 
     impl.name = m_name;
     impl.path = params.path.string();
@@ -491,7 +474,7 @@ CDBWrapper::CDBWrapper(const DBParams& params)
         }
         m_obfuscation = Obfuscation{std::span<const unsigned char, Obfuscation::KEY_SIZE>{stored_key.data(), Obfuscation::KEY_SIZE}};
     }
-    if (impl.budgeted_env) ArmBudget(*impl.budgeted_env, *params.options.fail_writes_after_bytes);
+    if (params.options.fail_writes_after_bytes) impl.envs->ArmBudget(*params.options.fail_writes_after_bytes);
 }
 
 CDBWrapper::~CDBWrapper()
@@ -557,7 +540,7 @@ size_t CDBWrapper::IngestedFiles() const { return m_impl->ingest->InstalledFiles
 
 const std::optional<std::string>& CDBWrapper::IngestOff() const { return m_impl->ingest->Off(); }
 
-size_t CDBWrapper::DirectIngestFiles() const { return m_impl->direct_files->files; }
+size_t CDBWrapper::DirectIngestFiles() const { return m_impl->envs->DirectIngestFiles(); }
 
 std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
 {

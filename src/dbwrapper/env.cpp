@@ -4,6 +4,7 @@
 #include <util/log.h>
 
 #include <leveldb/env.h>
+#include <leveldb/helpers/memenv.h>
 
 #include <algorithm>
 #include <atomic>
@@ -247,11 +248,33 @@ private:
     bool m_direct{true};
 };
 
+// The table buffering layer: `base`, except that table files (".ldb")
+// collect their bytes and hand them on TABLE_WRITE_BYTES at a time, and at
+// Sync and Close.
+//
+// Why: LevelDB flushes a table file after every 4 KiB block, so a flush of
+// the coins cache costs its compaction thread one write(2) per block, a
+// million system calls for 4 GiB of tables. Holding the bytes back is safe
+// for tables: LevelDB syncs and closes a table before any version of the
+// database refers to it, and an error in a held-back write surfaces there.
+// The write-ahead log and the MANIFEST are left alone: LevelDB counts on a
+// log record reaching the kernel before Write returns, so that a crash of
+// the process alone loses nothing that was written.
+//
+// With `direct_ingest` (set only when `base` is the file system itself), the
+// table files coinsdb builds for a bulk ingestion ("ingest-N.ldb",
+// dbwrapper/ingest.h) are written with O_DIRECT where the file system
+// allows it: they are read back by LevelDB only after their flush, and
+// copying 4 GiB of them into the page cache was a third of a 60M-coin
+// flush's CPU on this project's machines (doc/benchmarks.md, round 13).
+// Their last partial 4 KiB block goes through the page cache; the file is
+// synced before any MANIFEST names it, as every table is.
 class TableBufferingEnv final : public leveldb::EnvWrapper
 {
 public:
-    TableBufferingEnv(leveldb::Env* base, bool direct_ingest, std::shared_ptr<DirectFileCount> direct_files)
-        : leveldb::EnvWrapper{base}, m_direct_ingest{direct_ingest}, m_direct_files{std::move(direct_files)} {}
+    TableBufferingEnv(leveldb::Env* base, bool direct_ingest) : leveldb::EnvWrapper{base}, m_direct_ingest{direct_ingest} {}
+
+    size_t DirectFiles() const { return m_direct_files; }
 
     leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
     {
@@ -260,7 +283,7 @@ public:
         if (m_direct_ingest && dbwrapper_ingest::IsIngestFileName(name)) {
             int error = 0;
             if (leveldb::WritableFile* direct = DirectTableFile::Open(name, m_buffers, error)) {
-                if (m_direct_files) ++m_direct_files->files;
+                ++m_direct_files;
                 *result = direct;
                 return leveldb::Status::OK();
             }
@@ -275,7 +298,7 @@ public:
 
 private:
     const bool m_direct_ingest;
-    const std::shared_ptr<DirectFileCount> m_direct_files;
+    std::atomic<size_t> m_direct_files{0};
     std::atomic<bool> m_said_refused{false};
     // Shared with the files, which may outlive the environment.
     const std::shared_ptr<DirectBufferPool> m_buffers{std::make_shared<DirectBufferPool>()};
@@ -345,8 +368,11 @@ private:
     std::atomic<size_t> m_budget{std::numeric_limits<size_t>::max()};
 };
 
-
 using Clock = std::chrono::steady_clock;
+
+// The slower device layer (-debugstorage): every file opened through it
+// waits for one simulated device with the profile's rate and delays
+// (storage_profile.h).
 
 // One device queue. A request occupies the device after everything queued
 // before it, and its caller waits until its request is done; LevelDB's
@@ -486,16 +512,38 @@ private:
 
 } // namespace
 
-std::unique_ptr<leveldb::Env> NewBudgetedEnv(leveldb::Env* base) { return std::make_unique<BudgetedEnv>(base); }
-
-void ArmBudget(leveldb::Env& env, size_t budget) { static_cast<BudgetedEnv&>(env).Arm(budget); }
-
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest, std::shared_ptr<DirectFileCount> direct_files)
+EnvStack::EnvStack(const Layers& layers)
 {
-    return std::make_unique<TableBufferingEnv>(base, direct_ingest, std::move(direct_files));
+    if (layers.memory_only) {
+        m_memory.reset(leveldb::NewMemEnv(leveldb::Env::Default()));
+        m_base = m_memory.get();
+    } else {
+        m_base = layers.base_for_tests ? layers.base_for_tests : leveldb::Env::Default();
+    }
+    m_top = m_base;
+    if (layers.storage) {
+        m_device = std::make_unique<ThrottledEnv>(m_top, *layers.storage);
+        m_top = m_device.get();
+    }
+    if (layers.write_budget) {
+        m_budget = std::make_unique<BudgetedEnv>(m_top);
+        m_top = m_budget.get();
+    }
+    if (!layers.memory_only) {
+        const bool direct_ingest = !layers.base_for_tests && !m_device && !m_budget;
+        m_table_buffering = std::make_unique<TableBufferingEnv>(m_top, direct_ingest);
+        m_top = m_table_buffering.get();
+    }
 }
 
-std::unique_ptr<leveldb::Env> NewThrottledEnv(leveldb::Env* base, const StorageProfile& profile)
+EnvStack::~EnvStack() = default;
+
+void EnvStack::ArmBudget(size_t bytes)
 {
-    return std::make_unique<ThrottledEnv>(base, profile);
+    if (m_budget) static_cast<BudgetedEnv&>(*m_budget).Arm(bytes);
+}
+
+size_t EnvStack::DirectIngestFiles() const
+{
+    return m_table_buffering ? static_cast<const TableBufferingEnv&>(*m_table_buffering).DirectFiles() : 0;
 }

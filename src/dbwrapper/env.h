@@ -1,14 +1,37 @@
 #ifndef COINSDB_DBWRAPPER_ENV_H
 #define COINSDB_DBWRAPPER_ENV_H
 
-// For dbwrapper.cpp only: the LevelDB environment every database on disk
-// writes through.
+// For dbwrapper.cpp only: the LevelDB environments a database writes
+// through, and the one order they are stacked in.
+//
+// From LevelDB down, each layer wrapping the one below it:
+//
+//   layer            present when                            what it does
+//   table buffering  the database is on disk                 table files reach the kernel in 1 MiB writes;
+//                                                            a bulk load's with O_DIRECT
+//   write budget     DBOptions::fail_writes_after_bytes      writes fail as on a full disk once a budget is spent
+//   slower device    DBOptions::storage (-debugstorage)      every file waits for one simulated device
+//   base             always                                  the file system (leveldb::Env::Default()), a test's
+//                                                            (DBOptions::base_env_for_tests), or memory
+//                                                            (DBParams::memory_only)
+//
+// The order rule: each layer stands where what it simulates or replaces
+// stands on a real machine. The table buffering is the process's own, so
+// it is nearest LevelDB. The write budget and the slower device stand for
+// the disk, so they get what a disk would get: the buffering's 1 MiB
+// writes rather than LevelDB's 4 KiB blocks, so that a full disk fails one
+// of those large writes as it would for real, and the device is charged
+// for the writes it would see. The device is below the budget: a write the
+// full disk refused never reaches it. O_DIRECT files are opened with
+// open(2), around every layer below the buffering, so a bulk load's tables
+// take that path only when nothing stands between the buffering and the
+// file system (no budget, no device, no test's base).
 
 #include <storage_profile.h>
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 namespace leveldb {
 class Env;
@@ -17,44 +40,43 @@ class Env;
 // The size of the writes a table file reaches the kernel in.
 constexpr size_t TABLE_WRITE_BYTES = size_t{1} << 20;
 
-// `base`, except that table files (".ldb") collect their bytes and hand
-// them on TABLE_WRITE_BYTES at a time, and at Sync and Close.
-//
-// Why: LevelDB flushes a table file after every 4 KiB block, so a flush of
-// the coins cache costs its compaction thread one write(2) per block, a
-// million system calls for 4 GiB of tables. Holding the bytes back is safe
-// for tables: LevelDB syncs and closes a table before any version of the
-// database refers to it, and an error in a held-back write surfaces there.
-// The write-ahead log and the MANIFEST are left alone: LevelDB counts on a
-// log record reaching the kernel before Write returns, so that a crash of
-// the process alone loses nothing that was written.
-//
-// With `direct_ingest` (set only when `base` is the file system itself), the
-// table files coinsdb builds for a bulk ingestion ("ingest-N.ldb",
-// dbwrapper/ingest.h) are written with O_DIRECT where the file system
-// allows it: they are read back by LevelDB only after their flush, and
-// copying 4 GiB of them into the page cache was a third of a 60M-coin
-// flush's CPU on this project's machines (doc/benchmarks.md, round 13).
-// Their last partial 4 KiB block goes through the page cache; the file is
-// synced before any MANIFEST names it, as every table is.
-// Counts the table files of bulk ingestion written with O_DIRECT, so that a
-// test or a benchmark can tell that path ran: where the file system refuses
-// O_DIRECT, the files silently take the buffered one (logged once).
-struct DirectFileCount {
-    std::atomic<size_t> files{0};
+class EnvStack
+{
+public:
+    struct Layers {
+        // Memory in place of the file system; no table buffering.
+        bool memory_only{false};
+        // The file system's stand-in for tests, when not in memory; null
+        // for the file system itself. Not owned.
+        leveldb::Env* base_for_tests{nullptr};
+        std::optional<StorageProfile> storage{};
+        bool write_budget{false};
+    };
+
+    explicit EnvStack(const Layers& layers);
+    ~EnvStack();
+    EnvStack(const EnvStack&) = delete;
+    EnvStack& operator=(const EnvStack&) = delete;
+
+    // What LevelDB writes through.
+    leveldb::Env* Top() const { return m_top; }
+    // The bottom layer alone.
+    leveldb::Env* Base() const { return m_base; }
+    // Gives the write budget its bytes; until then it is unlimited, since
+    // opening a database writes too. Without a budget layer, a no-op.
+    void ArmBudget(size_t bytes);
+    // Table files of bulk loads written with O_DIRECT so far, so that a test
+    // or a benchmark can tell that path ran: where the file system refuses
+    // O_DIRECT, the files silently take the buffered one (logged once).
+    size_t DirectIngestFiles() const;
+
+private:
+    std::unique_ptr<leveldb::Env> m_memory;
+    std::unique_ptr<leveldb::Env> m_device;
+    std::unique_ptr<leveldb::Env> m_budget;
+    std::unique_ptr<leveldb::Env> m_table_buffering;
+    leveldb::Env* m_base{nullptr};
+    leveldb::Env* m_top{nullptr};
 };
-std::unique_ptr<leveldb::Env> NewTableBufferingEnv(leveldb::Env* base, bool direct_ingest = false,
-                                                   std::shared_ptr<DirectFileCount> direct_files = nullptr);
-
-// DBOptions::fail_writes_after_bytes: every file opened for writing
-// through the returned environment draws on one byte budget, unlimited
-// until ArmBudget gives it one.
-std::unique_ptr<leveldb::Env> NewBudgetedEnv(leveldb::Env* base);
-// `env` is one NewBudgetedEnv returned.
-void ArmBudget(leveldb::Env& env, size_t budget);
-
-// Every file `base` opens through the returned environment waits for one
-// simulated device with the profile's rate and delays (storage_profile.h).
-std::unique_ptr<leveldb::Env> NewThrottledEnv(leveldb::Env* base, const StorageProfile& profile);
 
 #endif // COINSDB_DBWRAPPER_ENV_H
