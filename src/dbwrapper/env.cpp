@@ -248,6 +248,68 @@ private:
     bool m_direct{true};
 };
 
+bool IsLogFile(std::string_view name) { return name.ends_with(".log"); }
+
+// The log order layer. LevelDB writes to one log file at a time, and when
+// its memtable is full it starts the next log without syncing the one it
+// leaves (DBImpl::MakeRoomForWrite): that log's records become durable only
+// once the memtable's table and the MANIFEST naming it are, which its
+// compaction thread writes later. Until then a write to the new log can
+// reach the disk (by a sync, or because the kernel wrote it back first)
+// while writes before it in the old log do not, and a power loss then
+// leaves later writes without earlier ones: a flush's last batch without
+// its middle ones, or a flush without the one before it, which nothing at
+// start-up can tell. This layer syncs the log LevelDB is leaving before it
+// creates the next one, so that every log but the last is whole on the
+// disk before anything is written to the next, and a power loss loses at
+// most a tail of the writes, as LevelDB's own tests assume (with each file
+// reaching the disk in order). A failed sync fails the creation, and so the
+// write that asked for it. The cost: one sync per log switch, that is per
+// write buffer of data written, made while LevelDB holds its mutex.
+class LogOrderEnv final : public leveldb::EnvWrapper
+{
+public:
+    explicit LogOrderEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
+
+    leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
+    {
+        if (!IsLogFile(name)) return target()->NewWritableFile(name, result);
+        const std::lock_guard lock{m_mutex};
+        if (m_open_log) {
+            if (leveldb::Status status = m_open_log->Sync(); !status.ok()) return status;
+        }
+        leveldb::Status status = target()->NewWritableFile(name, result);
+        if (status.ok()) *result = m_open_log = new LogFile{*this, *result};
+        return status;
+    }
+
+private:
+    // Forgets itself when LevelDB deletes it.
+    class LogFile final : public leveldb::WritableFile
+    {
+    public:
+        LogFile(LogOrderEnv& env, leveldb::WritableFile* file) : m_env{env}, m_file{file} {}
+        ~LogFile() override
+        {
+            const std::lock_guard lock{m_env.m_mutex};
+            if (m_env.m_open_log == this) m_env.m_open_log = nullptr;
+        }
+
+        leveldb::Status Append(const leveldb::Slice& data) override { return m_file->Append(data); }
+        leveldb::Status Close() override { return m_file->Close(); }
+        leveldb::Status Flush() override { return m_file->Flush(); }
+        leveldb::Status Sync() override { return m_file->Sync(); }
+
+    private:
+        LogOrderEnv& m_env;
+        std::unique_ptr<leveldb::WritableFile> m_file;
+    };
+
+    std::mutex m_mutex;
+    // The log LevelDB writes to now, if it is still open.
+    LogFile* m_open_log{nullptr};
+};
+
 // The table buffering layer: `base`, except that table files (".ldb")
 // collect their bytes and hand them on TABLE_WRITE_BYTES at a time, and at
 // Sync and Close.
@@ -532,7 +594,8 @@ EnvStack::EnvStack(const Layers& layers)
     if (!layers.memory_only) {
         const bool direct_ingest = !layers.base_for_tests && !m_device && !m_budget;
         m_table_buffering = std::make_unique<TableBufferingEnv>(m_top, direct_ingest);
-        m_top = m_table_buffering.get();
+        m_log_order = std::make_unique<LogOrderEnv>(m_table_buffering.get());
+        m_top = m_log_order.get();
     }
 }
 

@@ -7,6 +7,8 @@
 // From LevelDB down, each layer wrapping the one below it:
 //
 //   layer            present when                            what it does
+//   log order        the database is on disk                 the log LevelDB leaves is synced before the next
+//                                                            is created: a power loss loses a tail of the writes
 //   table buffering  the database is on disk                 table files reach the kernel in 1 MiB writes;
 //                                                            a bulk load's with O_DIRECT
 //   write budget     DBOptions::fail_writes_after_bytes      writes fail as on a full disk once a budget is spent
@@ -16,12 +18,13 @@
 //                                                            (DBParams::memory_only)
 //
 // The order rule: each layer stands where what it simulates or replaces
-// stands on a real machine. The table buffering is the process's own, so
-// it is nearest LevelDB. The write budget and the slower device stand for
-// the disk, so they get what a disk would get: the buffering's 1 MiB
-// writes rather than LevelDB's 4 KiB blocks, so that a full disk fails one
-// of those large writes as it would for real, and the device is charged
-// for the writes it would see. The device is below the budget: a write the
+// stands on a real machine. The log order and the table buffering are the
+// process's own, so they are nearest LevelDB (the log order's sync goes
+// down through every layer, as LevelDB's own syncs do). The write budget
+// and the slower device stand for the disk, so they get what a disk would
+// get: the buffering's 1 MiB writes rather than LevelDB's 4 KiB blocks, so
+// that a full disk fails one of those large writes as it would for real,
+// and the device is charged for the writes it would see. The device is below the budget: a write the
 // full disk refused never reaches it. O_DIRECT files are opened with
 // open(2), around every layer below the buffering, so a bulk load's tables
 // take that path only when nothing stands between the buffering and the
@@ -75,6 +78,7 @@ private:
     std::unique_ptr<leveldb::Env> m_device;
     std::unique_ptr<leveldb::Env> m_budget;
     std::unique_ptr<leveldb::Env> m_table_buffering;
+    std::unique_ptr<leveldb::Env> m_log_order;
     leveldb::Env* m_base{nullptr};
     leveldb::Env* m_top{nullptr};
 };
