@@ -368,6 +368,8 @@ struct CDBBatch::Impl {
 struct CDBIterator::Impl {
     std::unique_ptr<leveldb::Iterator> it;
     std::atomic<int>* open_count{nullptr};
+    // The database's, for messages.
+    std::string name;
 
     ~Impl()
     {
@@ -547,6 +549,7 @@ std::unique_ptr<CDBIterator> CDBWrapper::NewIterator() const
     auto impl = std::make_unique<CDBIterator::Impl>();
     impl->it.reset(m_impl->Db().NewIterator(m_impl->iterate_options));
     impl->open_count = &m_impl->open_iterators;
+    impl->name = m_name;
     ++m_impl->open_iterators;
     return std::unique_ptr<CDBIterator>{new CDBIterator{std::move(impl), m_obfuscation}};
 }
@@ -624,7 +627,15 @@ CDBIterator::CDBIterator(std::unique_ptr<Impl> impl, const Obfuscation& obfuscat
     : m_impl{std::move(impl)}, m_obfuscation{obfuscation} {}
 CDBIterator::~CDBIterator() = default;
 
-bool CDBIterator::Valid() const { return m_impl->it->Valid(); }
+bool CDBIterator::Valid() const
+{
+    if (m_impl->it->Valid()) return true;
+    CheckStatus();
+    return false;
+}
+
+void CDBIterator::CheckStatus() const { ThrowOnError(m_impl->it->status(), m_impl->name); }
+
 void CDBIterator::SeekToFirst() { m_impl->it->SeekToFirst(); }
 void CDBIterator::Next() { m_impl->it->Next(); }
 void CDBIterator::SeekImpl(std::span<const std::byte> key) { m_impl->it->Seek(ToSlice(key)); }

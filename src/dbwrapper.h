@@ -176,7 +176,16 @@ public:
     CDBIterator(const CDBIterator&) = delete;
     CDBIterator& operator=(const CDBIterator&) = delete;
 
+    // False once the walk is past the last key. Throws dbwrapper_error
+    // when it ended on an error instead: LevelDB's iterator steps over a
+    // block or a table it cannot read, goes on with the next, and says so
+    // only in its status, so a scan to the end would otherwise have
+    // missed those keys without a word.
     bool Valid() const;
+    // Throws dbwrapper_error when the walk so far stepped over something it
+    // could not read. For a scan that stops before the last key, where
+    // Valid() does not check.
+    void CheckStatus() const;
     void SeekToFirst();
     void Next();
 

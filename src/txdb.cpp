@@ -108,10 +108,13 @@ public:
 
 private:
     // Stops at the first key that is not a coin: 'C' keys are contiguous.
+    // A walk that stops there, before the last key, checks that it stepped
+    // over nothing unreadable (CDBIterator::Valid checks only at the end).
     void LoadKey()
     {
         CoinKey key{&m_key};
         m_valid = m_it->Valid() && m_it->GetKey(key);
+        if (!m_valid) m_it->CheckStatus();
     }
 
     std::unique_ptr<CDBIterator> m_it;

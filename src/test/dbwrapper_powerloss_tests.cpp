@@ -536,8 +536,8 @@ std::string Describe(const std::optional<Event>& cut)
 
 // Opens the database as found after the loss, with the file system alone,
 // and returns what it holds; a full compaction must keep all of it. Every
-// key of `probe` is also read on its own: a scan skips a table file that
-// does not open (CDBIterator has no status), where a read throws.
+// key of `probe` is also read on its own, which checks the bloom filters
+// and indexes a scan does not use.
 Model Recover(const fs::path& path, const Model& probe)
 {
     CDBWrapper db{Params(path)};

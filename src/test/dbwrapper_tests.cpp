@@ -1105,6 +1105,71 @@ BOOST_AUTO_TEST_CASE(failed_write_stops_all_writes)
     BOOST_CHECK(reopened.Exists(Key({'c'})));
 }
 
+// A block that does not read back, in the middle of a table. LevelDB's
+// iterator steps over it to the next block and says so only in its
+// status: a scan to the end throws once it gets there, and a scan that
+// stops early throws at CheckStatus() once it has stepped over the block.
+// Reads of keys elsewhere go on.
+BOOST_AUTO_TEST_CASE(scan_over_a_corrupt_block_throws)
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "db";
+    constexpr unsigned char RECORDS = 250; // about 3 KiB per 4 KiB block of 48-byte values: many blocks
+    {
+        DBParams params = OnDisk(path, /*obfuscate=*/true);
+        CDBWrapper db{params};
+        CDBBatch batch{db};
+        for (unsigned char hi = 0; hi < 8; ++hi) {
+            for (unsigned char lo = 0; lo < RECORDS; ++lo) batch.Write(Key({'t', hi, lo}), Payload(lo));
+        }
+        db.WriteBatch(batch);
+        db.CompactFull();
+    }
+    std::filesystem::path table;
+    for (const auto& entry : std::filesystem::directory_iterator{path}) {
+        if (entry.path().extension() == ".ldb") table = entry.path();
+    }
+    BOOST_REQUIRE_MESSAGE(!table.empty(), "no .ldb file after a compaction");
+    {
+        // The middle of the file is one of the data blocks: they are most
+        // of it, with the filter, the index and the footer at the end.
+        std::fstream f{table, std::ios::in | std::ios::out | std::ios::binary};
+        f.seekp(std::filesystem::file_size(table) / 2);
+        f.write("\xde\xad\xbe\xef\xde\xad\xbe\xef", 8);
+    }
+    CDBWrapper db{OnDisk(path, /*obfuscate=*/true)};
+    const auto is_corruption = [](const dbwrapper_error& e) { return std::string{e.what()} == "Fatal LevelDB error in db: Corruption: block checksum mismatch"; };
+    size_t seen = 0;
+    const auto scan_to_the_end = [&] {
+        auto it = db.NewIterator();
+        for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
+    };
+    BOOST_CHECK_EXCEPTION(scan_to_the_end(), dbwrapper_error, is_corruption);
+    // The obfuscation key and most records were seen, a block's worth not.
+    BOOST_CHECK_GT(seen, 1U);
+    BOOST_CHECK_LT(seen, 1U + 8 * RECORDS);
+
+    // Stopping before the corrupt block: nothing skipped, nothing thrown.
+    auto it = db.NewIterator();
+    it->Seek(Key({'t', 0, 0}));
+    for (int i = 0; i < 10; ++i) it->Next();
+    BOOST_REQUIRE(it->Valid());
+    BOOST_CHECK_NO_THROW(it->CheckStatus());
+    // Stopping at the last record, past the corrupt block: Valid() is true,
+    // CheckStatus() throws.
+    it->Seek(Key({'t', 0, 0}));
+    while (it->Valid()) {
+        RawBytes key;
+        BOOST_REQUIRE(it->GetKey(key));
+        if (key == Key({'t', 7, RECORDS - 1})) break;
+        it->Next();
+    }
+    BOOST_REQUIRE(it->Valid());
+    BOOST_CHECK_EXCEPTION(it->CheckStatus(), dbwrapper_error, is_corruption);
+    std::vector<unsigned char> value;
+    BOOST_CHECK(db.Read(Key({'t', 0, 0}), value) && value == Payload(0));
+}
+
 // Known LevelDB properties have values, unknown names none.
 BOOST_AUTO_TEST_CASE(properties)
 {

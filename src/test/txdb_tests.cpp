@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <map>
 #include <memory>
@@ -715,6 +716,43 @@ BOOST_AUTO_TEST_CASE(cursor_skips_non_coin_keys)
     // An empty database has nothing to walk.
     CCoinsViewDB empty{DBParams{.path = "empty", .memory_only = true}, CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
     BOOST_CHECK(!empty.Cursor()->Valid());
+}
+
+BOOST_AUTO_TEST_CASE(cursor_throws_past_an_unreadable_block)
+{
+    // The walk ends at 'H', a key after the coins, where the iterator is
+    // still valid: the cursor checks there that it stepped over no block it
+    // could not read, rather than answering with a block's coins missing.
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const auto coins = MakeCoins(2000, 0xa7);
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+        WriteCoins(db, coins, Hash(0xb7));
+        db.GetDB().Write(uint8_t{'H'}, std::vector<uint256>{Hash(0xb8), Hash(0xb7)});
+        db.GetDB().CompactFull();
+    }
+    std::filesystem::path table;
+    for (const auto& entry : std::filesystem::directory_iterator{path}) {
+        if (entry.path().extension() == ".ldb") table = entry.path();
+    }
+    BOOST_REQUIRE(!table.empty());
+    {
+        // A coin block: the middle of the only table.
+        std::fstream f{table, std::ios::in | std::ios::out | std::ios::binary};
+        f.seekp(std::filesystem::file_size(table) / 2);
+        f.write("\xde\xad\xbe\xef\xde\xad\xbe\xef", 8);
+    }
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = DEFAULT_DB_CACHE_BATCH}};
+    size_t walked = 0;
+    const auto walk = [&] {
+        for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+    };
+    BOOST_CHECK_EXCEPTION(walk(), dbwrapper_error, [](const dbwrapper_error& e) {
+        return std::string{e.what()} == "Fatal LevelDB error in chainstate: Corruption: block checksum mismatch";
+    });
+    BOOST_CHECK_GT(walked, 0U);
+    BOOST_CHECK_LT(walked, coins.size());
 }
 
 BOOST_AUTO_TEST_CASE(only_dirty_entries_are_written)
