@@ -148,6 +148,11 @@ struct CDBWrapper::Impl final : dbwrapper_ingest::IngestRun::Database {
     // Compactions started by CompactFullAsync and maybe still running.
     std::mutex compactions_mutex;
     std::vector<std::shared_future<void>> compactions;
+    // StartMemtableFlush's empty write, while it may be running, and what
+    // went into the memtable since the last one: less than the write buffer
+    // cannot need one.
+    std::future<leveldb::Status> memtable_flush;
+    size_t written_since_memtable_flush{0};
     // Iterators still open: the database cannot be closed under them.
     std::atomic<int> open_iterators{0};
     // Last: it uses the members above.
@@ -485,6 +490,7 @@ CDBWrapper::~CDBWrapper()
     // closes. The database must close before the cache, filter and env it
     // uses.
     m_impl->WaitForCompactions();
+    if (m_impl->memtable_flush.valid()) m_impl->memtable_flush.wait();
     m_impl->db.reset();
     // Unregistered tables are deleted, after the database: they use its
     // environment, which outlives both.
@@ -504,10 +510,32 @@ bool CDBWrapper::ExistsImpl(std::span<const std::byte> key) const { return ReadI
 
 void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
 {
+    JoinMemtableFlush();
     if (m_write_failure) throw dbwrapper_error("Refusing to write to " + m_name + " after a failed write: " + *m_write_failure);
-    const leveldb::Status status = m_impl->Db().Write(sync ? m_impl->sync_options : m_impl->write_options, &batch.m_impl->Build());
+    leveldb::WriteBatch& records = batch.m_impl->Build();
+    m_impl->written_since_memtable_flush += records.ApproximateSize();
+    const leveldb::Status status = m_impl->Db().Write(sync ? m_impl->sync_options : m_impl->write_options, &records);
     if (!status.ok()) m_write_failure = status.ToString();
     ThrowOnError(status, m_name);
+}
+
+void CDBWrapper::StartMemtableFlush()
+{
+    JoinMemtableFlush();
+    if (m_write_failure || m_impl->written_since_memtable_flush <= m_impl->options.write_buffer_size) return;
+    m_impl->written_since_memtable_flush = 0;
+    leveldb::DB* db = &m_impl->Db();
+    m_impl->memtable_flush = std::async(std::launch::async, [db, options = m_impl->write_options] {
+        leveldb::WriteBatch empty;
+        return db->Write(options, &empty);
+    });
+}
+
+void CDBWrapper::JoinMemtableFlush()
+{
+    if (!m_impl->memtable_flush.valid()) return;
+    const leveldb::Status status = m_impl->memtable_flush.get();
+    if (!status.ok() && !m_write_failure) m_write_failure = status.ToString();
 }
 
 bool CDBWrapper::CanIngest(const CDBBatch& batch) const
@@ -534,7 +562,12 @@ void CDBWrapper::IngestBatch(CDBBatch& batch)
     records.Clear();
 }
 
-bool CDBWrapper::CommitIngest() { return m_impl->ingest->Commit(); }
+bool CDBWrapper::CommitIngest()
+{
+    // The commit closes the database: the empty write must be done.
+    JoinMemtableFlush();
+    return m_impl->ingest->Commit();
+}
 
 void CDBWrapper::DiscardIngest() { m_impl->ingest->Discard(); }
 

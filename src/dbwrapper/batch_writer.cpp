@@ -131,5 +131,6 @@ void CDBBatchWriter::Finish(void* end)
         CommitRun();
         m_db.WriteBatch(*m_batch);
         Written(end, /*partial=*/false);
+        m_db.StartMemtableFlush();
     }
 }

@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -1246,6 +1247,37 @@ BOOST_AUTO_TEST_CASE(compact_full_drops_erased_records)
     BOOST_REQUIRE(compaction.wait_for(std::chrono::minutes{1}) == std::future_status::ready);
     compaction.get();
     BOOST_CHECK_LT(size_of('c'), 1024U);
+}
+
+// A write larger than LevelDB's write buffer stays in the memtable until
+// LevelDB's next write; StartMemtableFlush makes that write (an empty one),
+// so the records move into a table file without another write. A write
+// within the buffer starts nothing.
+BOOST_AUTO_TEST_CASE(memtable_flush_moves_a_large_write_into_a_table)
+{
+    // A write buffer of a quarter of this: 64 KiB.
+    CDBWrapper db{DBParams{.path = "memtable_flush", .cache_bytes = 256 << 10, .memory_only = true}};
+    const auto tables = [&] {
+        const std::string listing = *db.GetProperty("leveldb.sstables");
+        return std::count(listing.begin(), listing.end(), '[');
+    };
+    const auto key = [](size_t i) { return Key({'m', static_cast<unsigned char>(i >> 8), static_cast<unsigned char>(i)}); };
+
+    db.Write(key(0), RawBytes{Payload(1)});
+    db.StartMemtableFlush();
+    // A later write waits for the one StartMemtableFlush started, if any.
+    db.Write(key(1), RawBytes{Payload(1)});
+    BOOST_CHECK_EQUAL(tables(), 0);
+
+    CDBBatch batch{db};
+    for (size_t i = 2; i < 2000; ++i) batch.Write(key(i), RawBytes{std::vector<unsigned char>(100, static_cast<unsigned char>(i))});
+    db.WriteBatch(batch);
+    BOOST_CHECK_EQUAL(tables(), 0);
+    db.StartMemtableFlush();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes{1};
+    while (tables() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    BOOST_CHECK_EQUAL(tables(), 1);
+    BOOST_CHECK(db.Exists(key(1999)));
 }
 
 // Closing a database while its compaction runs waits for the compaction.
