@@ -409,12 +409,20 @@ CoinsViewOverlay::CoinsViewOverlay(CCoinsView* base, std::shared_ptr<ThreadPool>
 
 CoinsViewOverlay::~CoinsViewOverlay() { StopFetching(); }
 
-CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
+CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block, bool outputs)
 {
     StopFetching();
     const size_t workers = m_thread_pool ? m_thread_pool->WorkersCount() : 0;
     if (workers == 0) return CreateResetGuard();
 
+    if (outputs) {
+        size_t count = 0;
+        for (const CTransactionRef& tx : block.vtx) count += tx->vout.size();
+        m_outputs.reserve(count);
+        for (const CTransactionRef& tx : block.vtx) {
+            for (uint32_t n = 0; n < tx->vout.size(); ++n) m_inputs.emplace_back(m_outputs.emplace_back(tx->GetHash(), n));
+        }
+    }
     m_block_txids.clear();
     for (const CTransactionRef& tx : block.vtx) m_block_txids.insert(tx->GetHash());
     for (size_t i = 1; i < block.vtx.size(); ++i) {
@@ -429,9 +437,10 @@ CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
     // base is captured now: the workers never read this overlay's members
     // but m_inputs and m_input_head.
     std::vector<std::function<void()>> readers(std::min(workers, m_inputs.size()), [this, base = m_base] {
-        uint64_t read = 0;
-        while (ProcessInput(*base)) ++read;
-        m_inputs_read_by_workers.fetch_add(read, std::memory_order_relaxed);
+        uint64_t inputs = 0, outputs = 0;
+        for (Claimed claimed; (claimed = ProcessInput(*base)) != Claimed::NONE;) ++(claimed == Claimed::INPUT ? inputs : outputs);
+        m_inputs_read_by_workers.fetch_add(inputs, std::memory_order_relaxed);
+        m_outputs_read_by_workers.fetch_add(outputs, std::memory_order_relaxed);
     });
     auto futures = m_thread_pool->Submit(std::move(readers));
     if (!futures) {
@@ -439,21 +448,23 @@ CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block)
         LogWarning("Failed to submit prevout fetch tasks ({}); falling back to single-threaded fetching for this block.",
                    SubmitErrorString(futures.error()));
         m_inputs.clear();
+        m_outputs.clear();
         m_block = nullptr;
         return CreateResetGuard();
     }
     m_futures = std::move(*futures);
-    m_inputs_queued_total += m_inputs.size();
+    m_inputs_queued_total += m_inputs.size() - m_outputs.size();
+    m_outputs_queued_total += m_outputs.size();
     return CreateResetGuard();
 }
 
-bool CoinsViewOverlay::ProcessInput(const CCoinsView& base) const noexcept
+CoinsViewOverlay::Claimed CoinsViewOverlay::ProcessInput(const CCoinsView& base) const noexcept
 {
     // Relaxed: the slots were written before the workers were handed their
     // task (under the pool's lock), and each slot's own state orders what
     // happens to it afterwards.
     const size_t index = m_input_head.fetch_add(1, std::memory_order_relaxed);
-    if (index >= m_inputs.size()) return false;
+    if (index >= m_inputs.size()) return Claimed::NONE;
     InputToFetch& slot = m_inputs[index];
     SlotState result = SlotState::READY;
     try {
@@ -463,7 +474,7 @@ bool CoinsViewOverlay::ProcessInput(const CCoinsView& base) const noexcept
     }
     slot.state.store(result, std::memory_order_release);
     slot.state.notify_one();
-    return true;
+    return index < m_outputs.size() ? Claimed::OUTPUT : Claimed::INPUT;
 }
 
 CoinsViewOverlay::SlotState CoinsViewOverlay::AwaitInput(InputToFetch& slot) const noexcept
@@ -473,7 +484,7 @@ CoinsViewOverlay::SlotState CoinsViewOverlay::AwaitInput(InputToFetch& slot) con
         if (state != SlotState::PENDING) return state;
         // Rather than idle, read an input nobody has claimed yet; with none
         // left, sleep until the thread reading this one is done.
-        if (!ProcessInput(*m_base)) slot.state.wait(SlotState::PENDING, std::memory_order_acquire);
+        if (ProcessInput(*m_base) == Claimed::NONE) slot.state.wait(SlotState::PENDING, std::memory_order_acquire);
     }
 }
 
@@ -498,6 +509,7 @@ void CoinsViewOverlay::StopFetching() noexcept
     for (const auto& future : m_futures) future.wait();
     m_futures.clear();
     m_inputs.clear();
+    m_outputs.clear();
     m_input_head.store(0, std::memory_order_relaxed);
     m_input_tail = 0;
     m_block = nullptr;

@@ -674,11 +674,15 @@ public:
     // Starts reading the coins `block`'s inputs spend on the workers. Inputs
     // spending an output of the block itself (a txid of the block, coinbase
     // included) are left out: such a coin is created in this overlay, not
-    // read. `block` must outlive the fetch. A fetch still running is ended
-    // first. The overlay is meant to be empty (new, or after Reset). The
-    // guard resets the overlay, which ends the fetch, when its scope ends:
-    // flush before that to keep the changes.
-    [[nodiscard]] ResetGuard StartFetching(const CBlock& block);
+    // read. With `outputs`, the workers first look up every output of the
+    // block, in block order, as the BIP30 check (no output may replace an
+    // unspent coin) asks for them before any input: each is a read of the
+    // base that finds nothing, and on a database larger than the cache the
+    // costliest part of connecting a block. `block` must outlive the fetch.
+    // A fetch still running is ended first. The overlay is meant to be
+    // empty (new, or after Reset). The guard resets the overlay, which ends
+    // the fetch, when its scope ends: flush before that to keep the changes.
+    [[nodiscard]] ResetGuard StartFetching(const CBlock& block, bool outputs = false);
 
     void Flush() override;
     void Reset() noexcept override;
@@ -686,8 +690,9 @@ public:
     void Sync() = delete;
     void SetBackend(CCoinsView& view) = delete;
 
-    // Inputs the running fetch reads ahead, and how many of them the
-    // calling thread has taken so far, in order. 0 and 0 with no fetch.
+    // Lookups the running fetch reads ahead (its outputs, then its inputs),
+    // and how many of them the calling thread has taken so far, in order.
+    // 0 and 0 with no fetch.
     size_t InputsQueued() const { return m_inputs.size(); }
     size_t InputsTaken() const { return m_input_tail; }
     // Over every fetch since construction: the inputs queued, and how many
@@ -696,6 +701,9 @@ public:
     // would look exactly like one where they did: the answers are the same.
     uint64_t InputsQueuedTotal() const { return m_inputs_queued_total; }
     uint64_t InputsReadByWorkers() const { return m_inputs_read_by_workers.load(std::memory_order_relaxed); }
+    // The same for the outputs looked up (StartFetching with `outputs`).
+    uint64_t OutputsQueuedTotal() const { return m_outputs_queued_total; }
+    uint64_t OutputsReadByWorkers() const { return m_outputs_read_by_workers.load(std::memory_order_relaxed); }
 
 protected:
     std::optional<Coin> FetchCoinFromBase(const COutPoint& outpoint) const override;
@@ -721,10 +729,15 @@ private:
             : outpoint{other.outpoint}, coin{std::move(other.coin)}, state{other.state.load(std::memory_order_relaxed)} {}
     };
 
-    // Claims the next unclaimed input and reads its coin from `base`;
-    // false when none is left. Called by the workers and by the calling
-    // thread while it waits.
-    bool ProcessInput(const CCoinsView& base) const noexcept;
+    // Claims the next unclaimed slot and reads its coin from `base`; NONE
+    // when none is left. Called by the workers and by the calling thread
+    // while it waits.
+    enum class Claimed : uint8_t {
+        NONE,
+        OUTPUT,
+        INPUT,
+    };
+    Claimed ProcessInput(const CCoinsView& base) const noexcept;
     // Waits until `slot` is READY or FAILED, reading other inputs meanwhile.
     SlotState AwaitInput(InputToFetch& slot) const noexcept;
     // Makes the remaining inputs unclaimable, waits for the workers and
@@ -738,6 +751,9 @@ private:
     // Set up before the workers start and left alone until they are done,
     // but for each slot's coin and state (rule 3).
     mutable std::vector<InputToFetch> m_inputs;
+    // The outpoints of the outputs looked up, which the first slots of
+    // m_inputs point to (reserved in full first, so they never move).
+    std::vector<COutPoint> m_outputs;
     // The next slot nobody has claimed; workers and the calling thread
     // claim slots by incrementing it.
     mutable std::atomic<size_t> m_input_head{0};
@@ -746,6 +762,8 @@ private:
     std::vector<std::future<void>> m_futures;
     uint64_t m_inputs_queued_total{0};
     std::atomic<uint64_t> m_inputs_read_by_workers{0};
+    uint64_t m_outputs_queued_total{0};
+    std::atomic<uint64_t> m_outputs_read_by_workers{0};
 };
 
 // Adds every output of `tx` to `view` as a coin of `height`: Core's step of

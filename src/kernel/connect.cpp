@@ -258,7 +258,10 @@ bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& para
     // A block that fails on its own starts no fetch; one that passed is
     // marked, so ConnectBlockIn does not check it again.
     if (!CheckBlock(block, params, state)) return false;
-    const auto reset = overlay.StartFetching(block);
+    // The workers look up the outputs too wherever ConnectBlockIn makes the
+    // BIP30 check, in its order.
+    const bool bip30 = !IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, block.GetHash());
+    const auto reset = overlay.StartFetching(block, /*outputs=*/bip30);
     return ConnectBlockIn(block, height, params, overlay, undo, state);
 }
 

@@ -7,6 +7,9 @@
 //   with 0, 1, 2 and 4 workers and in a plain CCoinsViewCache over an
 //   identical tip: every answer, every moved-out coin and the coin sets
 //   after each block are the same, and the overlay's tip is never filled;
+// - with `outputs`, the block's outputs are looked up first, in block
+//   order, each answer taken from the queue (a table of where a coin with
+//   the output's outpoint already is);
 // - the inputs read by the workers are counted;
 // - a read that throws on a worker is thrown again on the calling thread;
 //   a pool that refuses the tasks leaves a serial read; Flush, Reset and
@@ -225,6 +228,84 @@ BOOST_AUTO_TEST_CASE(input_kinds_table)
     for (Kind spent : {DB_ONLY, TIP_CLEAN, TIP_ADDED, AFTER_SECOND_SPEND}) BOOST_CHECK(!chain.tip.PeekCoin(spends.at(spent)));
     BOOST_CHECK(chain.tip.PeekCoin({block.vtx.back()->GetHash(), 0}));
     chain.tip.SanityCheck();
+}
+
+// StartFetching with `outputs`: every output of the block is queued before
+// the inputs, in block order, as the BIP30 check asks for them. Columns:
+// where a coin with the output's outpoint already is; what HaveCoin says.
+// Each answer comes from the queue, and the inputs after them still do.
+BOOST_AUTO_TEST_CASE(outputs_are_looked_up_first_in_block_order)
+{
+    enum class Where {
+        NOWHERE,
+        DATABASE,
+        TIP_ADDED,
+        TIP_SPENT,
+    };
+    struct Row {
+        Where where;
+        const char* name;
+        bool has_coin;
+    };
+    using enum Where;
+    // clang-format off
+    const std::vector<Row> rows{
+        // where       name                        has coin
+        {NOWHERE,      "a new output",             false},
+        {DATABASE,     "an unspent one on disk",   true},
+        {TIP_ADDED,    "an unspent one in the tip",true},
+        {TIP_SPENT,    "one spent in the tip",     false},
+    };
+    // clang-format on
+
+    Chainstate chain{"outputs_first"};
+    TestRand rand{8};
+    const COutPoint funding{HashFromByte(0x44), 0};
+    CBlock block;
+    block.vtx.push_back(MakeCoinbase(2, 50 * COIN));
+    // One transaction with an output per row, spending a coin on disk.
+    std::vector<Coin> outputs;
+    for (size_t i = 0; i < rows.size(); ++i) outputs.push_back(RandomCoin(rand, 0));
+    block.vtx.push_back(MakeTx({funding}, outputs, 7));
+    const uint256 txid = block.vtx[1]->GetHash();
+    {
+        CCoinsViewCache loader{&chain.db};
+        loader.AddCoin(funding, RandomCoin(rand, 3), /*possible_overwrite=*/false);
+        for (uint32_t n = 0; n < rows.size(); ++n) {
+            if (rows[n].where == DATABASE || rows[n].where == TIP_SPENT) loader.AddCoin({txid, n}, RandomCoin(rand, 4), false);
+        }
+        loader.SetBestBlock(HashFromByte(0x01));
+        loader.Flush();
+    }
+    for (uint32_t n = 0; n < rows.size(); ++n) {
+        if (rows[n].where == TIP_ADDED) chain.tip.AddCoin({txid, n}, RandomCoin(rand, 5), false);
+        if (rows[n].where == TIP_SPENT) BOOST_REQUIRE(chain.tip.SpendCoin({txid, n}));
+    }
+
+    CoinsViewOverlay overlay{&chain.tip, StartedPool(2), /*deterministic=*/true};
+    {
+        const auto guard = overlay.StartFetching(block, /*outputs=*/true);
+        // The coinbase's output, the transaction's, then its input.
+        BOOST_CHECK_EQUAL(overlay.InputsQueued(), 1 + rows.size() + 1);
+        BOOST_CHECK(!overlay.HaveCoin({block.vtx[0]->GetHash(), 0}));
+        for (uint32_t n = 0; n < rows.size(); ++n) {
+            BOOST_TEST_CONTEXT("output " << n << ": " << rows[n].name)
+            {
+                BOOST_CHECK_EQUAL(overlay.HaveCoin({txid, n}), rows[n].has_coin);
+                BOOST_CHECK_EQUAL(overlay.InputsTaken(), 2 + n);
+            }
+        }
+        BOOST_CHECK(overlay.HaveCoin(funding));
+        BOOST_CHECK_EQUAL(overlay.InputsTaken(), overlay.InputsQueued());
+    }
+    BOOST_CHECK_EQUAL(overlay.OutputsQueuedTotal(), 1 + rows.size());
+    BOOST_CHECK_EQUAL(overlay.InputsQueuedTotal(), 1U);
+    // Without `outputs`, only the input.
+    {
+        const auto guard = overlay.StartFetching(block);
+        BOOST_CHECK_EQUAL(overlay.InputsQueued(), 1U);
+    }
+    BOOST_CHECK_EQUAL(overlay.OutputsQueuedTotal(), 1 + rows.size());
 }
 
 // Random blocks over random tips: an overlay (with 0, 1, 2 or 4 workers,

@@ -8,10 +8,10 @@ A chain from coinsdb-genchain is replayed with -loadblock under a 4 MiB
 same tip and the same gettxoutsetinfo, hash_serialized_3 included, which
 is the generator's own count of coins and amount. The runs with workers
 write the coins cache at the same blocks, with the same number of writes,
-and their workers really read inputs: the summary logged after the import
-says how many of the inputs queued they read (the same answers come out
-when the connecting thread reads everything itself, so only this count
-shows that the workers ran). -reindex-chainstate with 2 threads rebuilds
+and their workers really read inputs and look up the outputs the BIP30
+check asks for: the summary logged after the import says how many of
+each they read (the same answers come out when the connecting thread
+reads everything itself, so only these counts show that the workers ran). -reindex-chainstate with 2 threads rebuilds
 that set again, its workers reading too. A negative or
 non-numeric value stops start-up with its error, before anything is
 written.
@@ -39,17 +39,20 @@ def flush_heights(log):
 
 
 def fetch_summary(log):
-    """(inputs the workers read, inputs queued) from the line logged after
-    the import; None when there is none (no fetch threads)."""
-    found = re.findall(r"Block input prevout fetching: the workers read (\d+) of the (\d+) inputs queued", log)
+    """(inputs the workers read, inputs queued, outputs they looked up,
+    outputs queued) from the line logged after the import; None when there
+    is none (no fetch threads)."""
+    found = re.findall(r"Block input prevout fetching: the workers read (\d+) of the (\d+) inputs queued, "
+                       r"and looked up (\d+) of the (\d+) outputs the BIP30 check queued", log)
     assert len(found) <= 1, found
     return tuple(int(n) for n in found[0]) if found else None
 
 
 def assert_workers_read(summary):
     assert summary is not None
-    read, queued = summary
+    read, queued, looked_up, outputs = summary
     assert 0 < read <= queued, summary
+    assert 0 < looked_up <= outputs, summary
 
 
 def utxo_stats(node):
@@ -108,7 +111,7 @@ class PrevoutFetchThreadsTest(BitcoinTestFramework):
                 assert_equal(summary, None)
             else:
                 assert "Block input prevout fetching uses %d additional threads" % shown in log, log[-2000:]
-                self.log.info("  the workers read %d of the %d inputs queued", *summary)
+                self.log.info("  the workers read %d of the %d inputs queued and looked up %d of the %d outputs", *summary)
                 assert_workers_read(summary)
         want = runs["0"][0]
         for threads, (stats, _) in runs.items():

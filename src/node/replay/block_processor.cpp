@@ -50,8 +50,9 @@ BlockProcessor::~BlockProcessor() = default;
 void BlockProcessor::LogPrevoutFetchSummary() const
 {
     if (!m_connect_view) return;
-    LogInfo("Block input prevout fetching: the workers read {} of the {} inputs queued",
-            m_connect_view->InputsReadByWorkers(), m_connect_view->InputsQueuedTotal());
+    LogInfo("Block input prevout fetching: the workers read {} of the {} inputs queued, and looked up {} of the {} outputs the BIP30 check queued",
+            m_connect_view->InputsReadByWorkers(), m_connect_view->InputsQueuedTotal(),
+            m_connect_view->OutputsReadByWorkers(), m_connect_view->OutputsQueuedTotal());
 }
 
 void BlockProcessor::MarkLinked(CBlockIndex& first)
