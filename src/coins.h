@@ -350,6 +350,9 @@ public:
         : m_dirty_count{dirty_count}, m_usage{usage}, m_list{list}, m_map{map}, m_will_erase{will_erase} {}
 
     // The oldest entry not released yet.
+    // Entries to write (the dirty ones) and entries cached, for log lines.
+    size_t DirtyCount() const { return m_dirty_count; }
+    size_t CachedCount() const { return m_map.size(); }
     CoinsCachePair* Begin() const { return m_list.First(); }
     CoinsCachePair* End() const { return m_list.End(); }
     // The entry after `current` on the list (End() after the last), for

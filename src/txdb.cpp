@@ -3,6 +3,8 @@
 #include <util/log.h>
 #include <util/memory.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -210,6 +212,13 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
 {
     assert(!best_block.IsNull());
     const auto start = std::chrono::steady_clock::now();
+    // Upstream's -debug=bench lines around every coins write.
+    const std::string what = fmt::format("write coins cache to disk ({} out of {} cached coins)", cursor.DirtyCount(), cursor.CachedCount());
+    LogDebug(logging::Category::BENCH, "BatchWrite: {} started", what);
+    const auto log_completed = [&] {
+        LogDebug(logging::Category::BENCH, "BatchWrite: {} completed ({:.2f}ms)", what,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    };
     // The peak resident set of this write, for the BatchWrite log line.
     // Sampled around each LevelDB write, where the serialized batch and
     // LevelDB's memtable are at their largest; the walk in between only
@@ -231,6 +240,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         m_last_flush = {0, 0, 0, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), peak_rss, 0, 0};
         LogDebug(logging::Category::COINDB, "Committed 0 changed transaction outputs (out of 0) to coin database: nothing to write");
         LogInfo("BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(m_last_flush.duration_ms), peak_rss >> 20);
+        log_completed();
         return;
     }
 
@@ -297,6 +307,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     // script (which matches "^<time>Z BatchWrite took=<n>ms, maxMem=<n>MiB")
     // and any grep of Core's logs work on this debug.log unchanged.
     LogInfo("BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(took_ms), peak_rss >> 20);
+    log_completed();
 }
 
 std::unique_ptr<CCoinsViewCursor> CCoinsViewDB::Cursor() const
