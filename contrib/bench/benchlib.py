@@ -102,6 +102,14 @@ class Node:
     def log_lines(self):
         return self.log_path().read_text(errors="replace").splitlines()
 
+    def disk_written_mib(self):
+        """What the process wrote to the block device (getrusage's output
+        blocks of 512 bytes, which /usr/bin/time reports): page-cache
+        writes count once they reach the disk, so a file deleted before its
+        pages were written back does not count."""
+        match = re.search(r"File system outputs: (\d+)", self.time_file.read_text())
+        return int(match.group(1)) * 512 / (1 << 20) if match else None
+
     def peak_rss_mib(self):
         match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", self.time_file.read_text())
         return int(match.group(1)) / 1024 if match else None

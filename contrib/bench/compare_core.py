@@ -10,8 +10,12 @@ Workloads (--workload):
             template chain (height 1000), then stop: load wall (the RPC),
             stop wall (shutdown flush), the FlushSnapshotToDisk times,
             BatchWrite throughput, peak RSS and memory per cached coin.
-  replay    -loadblock of one coinsdb-genchain chain with -stopatheight:
-            process wall, import time, coins database writes, peak RSS.
+  replay    -loadblock of one coinsdb-genchain chain with -stopatheight
+            (and --prune, for the pruned regime): process wall, import
+            time, the coins cache writes (count and summed time, from
+            upstream's -debug=bench BatchWrite lines), coins database
+            writes, LevelDB's tables and compactions (its -debug=leveldb
+            lines), the process's disk writes and peak RSS.
             Bitcoin Core replays it under -assumevalid: the chain's headers
             are submitted first, buried under --bury generated empty-block
             headers so that its scripts are old enough to be skipped.
@@ -48,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import (REGTEST_MAGIC, Node, fail, flush_figures, fresh_dir, log_time, read_snapshot_header,
+from benchlib import (MIB, REGTEST_MAGIC, Node, fail, flush_figures, fresh_dir, log_time, read_snapshot_header,
                       run_tool)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,13 +91,26 @@ def copy_datadir(src, dst):
 # --- debug.log ---------------------------------------------------------------
 
 def replay_figures(lines, blocks):
-    start = next((log_time(line) for line in lines if "Importing blocks file" in line), None)
-    tip = [line for line in lines if "UpdateTip: new best=" in line and f" height={blocks} " in line]
-    if start is None or not tip:
+    first = next((i for i, line in enumerate(lines) if "Importing blocks file" in line), None)
+    tips = [i for i, line in enumerate(lines) if "UpdateTip: new best=" in line and f" height={blocks} " in line]
+    if first is None or not tips:
         return None
-    written = [int(m.group(1)) for line in lines
+    during = lines[first:tips[-1] + 1]
+    start, end = log_time(lines[first]), log_time(lines[tips[-1]])
+    written = [int(m.group(1)) for line in during
                if (m := re.search(r"Committed (\d+) changed transaction outputs", line)) and m.group(1) != "0"]
-    return {"import_s": log_time(tip[-1]) - start, "coin_writes": len(written), "coins_written": sum(written)}
+    flushes = [float(m.group(1)) for line in during
+               if (m := re.search(r"BatchWrite: write coins cache to disk \(.*\) completed \(([0-9.]+) ?ms\)", line))]
+    # LevelDB's own log lines (-debug=leveldb), of every database the node
+    # has (the chainstate and the small block index): tables made from a
+    # memtable, tables a compaction wrote, and the compactions.
+    level0 = [int(m.group(1)) for line in during if (m := re.search(r"Level-0 table #\d+: (\d+) bytes", line))]
+    generated = [int(m.group(1)) for line in during if (m := re.search(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes", line))]
+    compactions = sum(1 for line in during if re.search(r"Compacting \d+@\d+ \+ \d+@\d+ files", line))
+    return {"import_s": end - start, "coin_writes": len(written), "coins_written": sum(written),
+            "flush_count": len(flushes), "flush_ms_sum": sum(flushes),
+            "memtable_tables_mib": sum(level0) / MIB, "compacted_mib": sum(generated) / MIB,
+            "compactions": compactions}
 
 
 # --- workloads ---------------------------------------------------------------
@@ -210,7 +227,12 @@ class Replay:
         self.core_template = datadir
 
     def args(self, node, datadir):
-        args = node.base_args(datadir, self.opts.dbcache) + [f"-loadblock={self.path}", f"-stopatheight={self.blocks}"]
+        # -debug=bench: the flush lines; -debug=leveldb: LevelDB's tables
+        # and compactions. Both nodes log the same lines.
+        args = node.base_args(datadir, self.opts.dbcache) + [f"-loadblock={self.path}", f"-stopatheight={self.blocks}",
+                                                             "-debug=bench", "-debug=leveldb"]
+        if self.opts.prune:
+            args.append(f"-prune={self.opts.prune}")
         if node.kind == "core":
             args.append(f"-assumevalid={self.assumevalid}")
         return args
@@ -227,11 +249,14 @@ class Replay:
         figures = replay_figures(node.log_lines(), self.blocks)
         if figures is None:
             fail(f"{node.kind} did not replay to height {self.blocks} (see {node.log_path()})")
-        figures.update(wall_s=stopped - node.started, peak_rss_mib=node.peak_rss_mib())
+        figures.update(wall_s=stopped - node.started, peak_rss_mib=node.peak_rss_mib(),
+                       disk_written_mib=node.disk_written_mib())
         return figures
 
     def restart(self, node, datadir):
-        node.start(datadir, node.base_args(datadir, self.opts.dbcache))
+        # A pruned node refuses to start unpruned.
+        prune = [f"-prune={self.opts.prune}"] if self.opts.prune else []
+        node.start(datadir, node.base_args(datadir, self.opts.dbcache) + prune)
 
 
 def read_chain_headers(path):
@@ -313,8 +338,14 @@ METRICS = {
                  ("bytes_per_coin", "memory per cached coin", "{:.1f}", "B")],
     "replay": [("wall_s", "process wall", "{:.2f}", "s"),
                ("import_s", "import (log lines)", "{:.2f}", "s"),
+               ("flush_count", "coins cache writes (BatchWrite)", "{:.0f}", ""),
+               ("flush_ms_sum", "their time, summed", "{:.0f}", "ms"),
                ("coin_writes", "coins db writes", "{:.0f}", ""),
                ("coins_written", "coins written", "{:,.0f}", ""),
+               ("memtable_tables_mib", "LevelDB tables from memtables", "{:.0f}", "MiB"),
+               ("compacted_mib", "LevelDB tables from compactions", "{:.0f}", "MiB"),
+               ("compactions", "LevelDB compactions", "{:.0f}", ""),
+               ("disk_written_mib", "process disk writes (all files)", "{:.0f}", "MiB"),
                ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB")],
 }
 
@@ -378,6 +409,7 @@ def parse_args():
     p.add_argument("--bury", type=int, default=DEFAULT_BURY, help=f"replay: headers above the chain for Core (default: {DEFAULT_BURY})")
     p.add_argument("--seed", type=int, default=1, help="generator seed (default: 1)")
     p.add_argument("--dbcache", type=int, default=450, help="-dbcache in MiB for both nodes (default: 450)")
+    p.add_argument("--prune", type=int, default=0, help="replay: -prune target in MiB for both nodes, 0 for none (default: 0)")
     p.add_argument("--runs", type=int, default=3, help="runs per node (default: 3)")
     p.add_argument("--workdir", type=Path, help="datadirs, logs and generated files (default: a new temporary directory)")
     p.add_argument("--keep", action="store_true", help="keep the work directory (a given --workdir is always kept)")

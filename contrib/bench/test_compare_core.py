@@ -80,5 +80,32 @@ class PairRatioTests(unittest.TestCase):
         self.assertIn("hash_serialized_3: coinsdb aa, core aa", text)
 
 
+class ReplayFigureTests(unittest.TestCase):
+    # A replay's debug.log as either node writes it: lines before the import
+    # and after the tip do not count.
+    LOG = """2026-01-01T00:00:00.000000Z [leveldb] Level-0 table #3: 1048576 bytes OK
+2026-01-01T00:00:01.000000Z Importing blocks file /x/chain.dat...
+2026-01-01T00:00:02.000000Z [bench] BatchWrite: write coins cache to disk (10 out of 10 cached coins) started
+2026-01-01T00:00:02.500000Z [coindb] Committed 10 changed transaction outputs (out of 10) to coin database...
+2026-01-01T00:00:02.500000Z [bench] BatchWrite: write coins cache to disk (10 out of 10 cached coins) completed (500.25ms)
+2026-01-01T00:00:03.000000Z [leveldb] Level-0 table #7: 2097152 bytes OK
+2026-01-01T00:00:03.100000Z [leveldb] Compacting 4@0 + 1@1 files
+2026-01-01T00:00:03.200000Z [leveldb] Generated table #8@0: 100 keys, 3145728 bytes
+2026-01-01T00:00:03.300000Z [coindb] Committed 0 changed transaction outputs (out of 0) to coin database...
+2026-01-01T00:00:04.000000Z [bench] BatchWrite: write coins cache to disk (5 out of 5 cached coins) completed (20.00ms)
+2026-01-01T00:00:05.000000Z UpdateTip: new best=ab height=2 version=0x20000000 log2_work=1.0 tx=3 date='x' cache=0.1MiB(5txo)
+2026-01-01T00:00:06.000000Z [leveldb] Compacting 1@1 + 1@2 files
+""".splitlines()
+
+    def test_figures_of_the_import(self):
+        figures = compare_core.replay_figures(self.LOG, blocks=2)
+        self.assertEqual(figures, {"import_s": 4.0, "coin_writes": 1, "coins_written": 10, "flush_count": 2,
+                                   "flush_ms_sum": 520.25, "memtable_tables_mib": 2.0, "compacted_mib": 3.0,
+                                   "compactions": 1})
+
+    def test_no_tip_no_figures(self):
+        self.assertIsNone(compare_core.replay_figures(self.LOG, blocks=3))
+
+
 if __name__ == "__main__":
     unittest.main()
