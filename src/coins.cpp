@@ -115,6 +115,7 @@ size_t CCoinsViewCache::DynamicMemoryUsage() const
 CCoinsMap::iterator CCoinsViewCache::FetchCoin(const COutPoint& outpoint) const
 {
     if (auto it = m_cache_coins.find(outpoint); it != m_cache_coins.end()) return it;
+    if (m_holds_every_parent_coin) return m_cache_coins.end();
     auto coin = FetchCoinFromBase(outpoint);
     if (!coin) return m_cache_coins.end();
     // Cached, it would be a spent entry that is not DIRTY, which no state
@@ -142,6 +143,7 @@ std::optional<Coin> CCoinsViewCache::PeekCoin(const COutPoint& outpoint) const
         if (it->second.coin.IsSpent()) return std::nullopt;
         return it->second.coin;
     }
+    if (m_holds_every_parent_coin) return std::nullopt;
     return m_base->PeekCoin(outpoint);
 }
 
@@ -300,6 +302,10 @@ void CCoinsViewCache::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& be
 
 void CCoinsViewCache::Flush()
 {
+    // Whatever happens below, the parent may hold coins this cache drops,
+    // unless it holds no entry at all (the first write of a new
+    // chainstate, which records only its best block).
+    if (!m_cache_coins.empty()) m_holds_every_parent_coin = false;
     CoinsViewCacheCursor cursor{m_dirty_count, m_flagged, m_cache_coins, /*will_erase=*/true, &m_cached_coins_usage};
     try {
         m_base->BatchWrite(cursor, GetBestBlock());
@@ -340,6 +346,7 @@ void CCoinsViewCache::Reset() noexcept
     m_cached_coins_usage = 0;
     m_dirty_count = 0;
     m_best_block = uint256{};
+    m_holds_every_parent_coin = false;
 }
 
 void CCoinsViewCache::Uncache(const COutPoint& outpoint)
@@ -348,6 +355,13 @@ void CCoinsViewCache::Uncache(const COutPoint& outpoint)
     if (it == m_cache_coins.end() || it->second.IsDirty() || it->second.IsFresh()) return;
     m_cached_coins_usage -= it->second.coin.DynamicMemoryUsage();
     m_cache_coins.erase(it);
+    m_holds_every_parent_coin = false;
+}
+
+void CCoinsViewCache::SetBackend(CCoinsView& view)
+{
+    m_holds_every_parent_coin = false;
+    CCoinsViewBacked::SetBackend(view);
 }
 
 void CCoinsViewCache::MarkDirty(CCoinsMap::iterator it)

@@ -580,6 +580,22 @@ public:
     // Drops a clean entry to free memory; flagged entries stay.
     void Uncache(const COutPoint& outpoint);
 
+    // Declares that this cache holds every unspent coin its parent has: the
+    // caller knows the parent holds no coin (a new or wiped chainstate) and
+    // that nothing but this cache writes to it. While that lasts, a coin
+    // this cache has no entry for exists nowhere, so FetchCoin and PeekCoin
+    // answer "none" without asking the parent. It lasts as long as the
+    // cache lets go of no unspent coin: Sync keeps it (the spent entries it
+    // erases are erased in the parent too), and so does a Flush of a cache
+    // without entries; any other Flush, Reset, Uncache of an entry and a
+    // new parent end it. A replay whose UTXO set fits the cache
+    // so reads nothing from the database, where every output's BIP30 check
+    // would otherwise be a LevelDB read that finds nothing.
+    void MarkHoldsEveryParentCoin() { m_holds_every_parent_coin = true; }
+    bool HoldsEveryParentCoin() const { return m_holds_every_parent_coin; }
+    // Ends MarkHoldsEveryParentCoin, then as CCoinsViewBacked's.
+    void SetBackend(CCoinsView& view);
+
     size_t GetCacheSize() const { return m_cache_coins.size(); }
     // The most entries the map can hold (its arena's slots, see
     // CoinsFlaggedList): past them an insert throws std::length_error.
@@ -629,6 +645,9 @@ private:
     // Entries flagged DIRTY; the cursor counts it down as a write releases
     // them.
     size_t m_dirty_count{0};
+    // See MarkHoldsEveryParentCoin. Read by the overlay's workers through
+    // PeekCoin, and changed only while no fetch runs.
+    bool m_holds_every_parent_coin{false};
 };
 
 // The view a block is connected in, on top of the tip cache (Core's

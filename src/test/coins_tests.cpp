@@ -1808,6 +1808,129 @@ BOOST_AUTO_TEST_CASE(peekcoin_fills_no_cache)
     middle.SanityCheck();
 }
 
+// A view over another that counts the coins asked of it.
+class CountingView : public CCoinsViewBacked
+{
+public:
+    using CCoinsViewBacked::CCoinsViewBacked;
+    std::optional<Coin> GetCoin(const COutPoint& outpoint) const override
+    {
+        ++reads;
+        return CCoinsViewBacked::GetCoin(outpoint);
+    }
+    std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override
+    {
+        ++reads;
+        return CCoinsViewBacked::PeekCoin(outpoint);
+    }
+    mutable size_t reads{0};
+};
+
+// A cache marked as holding every coin of its (empty) parent, against an
+// unmarked twin over another empty parent: random adds, spends, lookups of
+// coins that exist, were spent or never existed, and Syncs, with a Flush
+// late in each round. Every answer is the twin's, and while the mark lasts
+// (until the Flush) the marked cache never reads its parent.
+BOOST_AUTO_TEST_CASE(cache_holding_every_parent_coin_skips_the_parent_randomized)
+{
+    TestRand rand{0x5eed};
+    for (int round = 0; round < 8; ++round) {
+        BOOST_TEST_CONTEXT("round " << round)
+        {
+            CCoinsViewDB marked_db{DBParams{.path = "marked", .memory_only = true}, CoinsViewOptions{}};
+            CCoinsViewDB twin_db{DBParams{.path = "twin", .memory_only = true}, CoinsViewOptions{}};
+            CountingView counting{&marked_db};
+            CCoinsViewCache marked{&counting, /*deterministic=*/true};
+            CCoinsViewCache twin{&twin_db, /*deterministic=*/true};
+            marked.MarkHoldsEveryParentCoin();
+            std::vector<COutPoint> seen;
+            const auto pick = [&] { return seen.empty() || rand.OneIn(4) ? COutPoint{rand.Hash(), static_cast<uint32_t>(rand.Below(3))} : seen[rand.Below(seen.size())]; };
+            const int flush_at = 300 + static_cast<int>(rand.Below(200));
+            for (int step = 0; step < 600; ++step) {
+                if (step == flush_at) {
+                    marked.SetBestBlock(BLOCK_A);
+                    twin.SetBestBlock(BLOCK_A);
+                    marked.Flush();
+                    twin.Flush();
+                    BOOST_CHECK(!marked.HoldsEveryParentCoin());
+                    continue;
+                }
+                const COutPoint outpoint = pick();
+                switch (rand.Below(6)) {
+                case 0: {
+                    const Coin coin = RandomCoin(rand, /*allow_unspendable=*/false);
+                    const bool overwrite = twin.HaveCoin(outpoint);
+                    marked.AddCoin(outpoint, Coin{coin}, overwrite);
+                    twin.AddCoin(outpoint, Coin{coin}, overwrite);
+                    seen.push_back(outpoint);
+                    break;
+                }
+                case 1:
+                    BOOST_CHECK_EQUAL(marked.SpendCoin(outpoint), twin.SpendCoin(outpoint));
+                    break;
+                case 2:
+                    BOOST_CHECK_EQUAL(marked.HaveCoin(outpoint), twin.HaveCoin(outpoint));
+                    break;
+                case 3:
+                    BOOST_CHECK_EQUAL(Describe(marked.PeekCoin(outpoint)), Describe(twin.PeekCoin(outpoint)));
+                    break;
+                case 4:
+                    BOOST_CHECK_EQUAL(Describe(marked.GetCoin(outpoint)), Describe(twin.GetCoin(outpoint)));
+                    break;
+                case 5:
+                    if (rand.OneIn(10)) {
+                        marked.SetBestBlock(HashFromByte(0x0b));
+                        twin.SetBestBlock(HashFromByte(0x0b));
+                        marked.Sync();
+                        twin.Sync();
+                        BOOST_CHECK(marked.HoldsEveryParentCoin() == (step < flush_at));
+                    }
+                    break;
+                }
+                if (step < flush_at) BOOST_REQUIRE_EQUAL(counting.reads, 0U);
+            }
+            // After the Flush the parent is asked again, and answers the same.
+            BOOST_CHECK_GT(counting.reads, 0U);
+            for (const COutPoint& outpoint : seen) BOOST_CHECK_EQUAL(Describe(marked.GetCoin(outpoint)), Describe(twin.GetCoin(outpoint)));
+            marked.SanityCheck();
+        }
+    }
+}
+
+// What ends the mark besides a Flush: Reset, Uncache of an entry, a new
+// parent. Uncache of an outpoint the cache lacks drops nothing, and a
+// Flush of a cache without entries writes only a best block: both keep it.
+BOOST_AUTO_TEST_CASE(holding_every_parent_coin_ends_when_a_coin_may_be_dropped)
+{
+    CCoinsViewDB db{DBParams{.path = "ends", .memory_only = true}, CoinsViewOptions{}};
+    const COutPoint outpoint{HashFromByte(0x71), 0};
+    struct Case {
+        const char* what;
+        std::function<void(CCoinsViewCache&)> act;
+        bool still_holds;
+    };
+    const Case cases[]{
+        {"Sync", [](CCoinsViewCache& c) { c.SetBestBlock(BLOCK_A); c.Sync(); }, true},
+        {"Flush of a cache without entries", [](CCoinsViewCache& c) { c.Reset(); c.MarkHoldsEveryParentCoin(); c.SetBestBlock(BLOCK_A); c.Flush(); }, true},
+        {"Uncache of a missing coin", [](CCoinsViewCache& c) { c.Uncache(COutPoint{HashFromByte(0x72), 0}); }, true},
+        {"Flush", [](CCoinsViewCache& c) { c.SetBestBlock(BLOCK_A); c.Flush(); }, false},
+        {"Reset", [](CCoinsViewCache& c) { c.Reset(); }, false},
+        {"Uncache of a clean coin", [](CCoinsViewCache& c) { c.SetBestBlock(BLOCK_A); c.Sync(); c.Uncache(COutPoint{HashFromByte(0x71), 0}); }, false},
+        {"SetBackend", [&db](CCoinsViewCache& c) { c.SetBackend(db); }, false},
+    };
+    for (const Case& c : cases) {
+        BOOST_TEST_CONTEXT(c.what)
+        {
+            CCoinsViewDB fresh{DBParams{.path = "fresh", .memory_only = true}, CoinsViewOptions{}};
+            CCoinsViewCache cache{&fresh, /*deterministic=*/true};
+            cache.MarkHoldsEveryParentCoin();
+            cache.AddCoin(outpoint, CoinOf(Val::V0), /*possible_overwrite=*/false);
+            c.act(cache);
+            BOOST_CHECK_EQUAL(cache.HoldsEveryParentCoin(), c.still_holds);
+        }
+    }
+}
+
 // An ephemeral view reused round after round, as Core reuses one per block:
 // random changes on a cache over a database, then either a flush (the block
 // connected), a throw, or just the end of the scope, with a ResetGuard in
