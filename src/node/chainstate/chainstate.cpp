@@ -121,6 +121,11 @@ Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const D
 {
     m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe, .options = db_options}, options);
     m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
+    // A database without a coin (new, wiped, or a snapshot's before its
+    // load) gets every coin it will hold through this cache: until the
+    // cache first lets go of one (a Flush), a coin the cache lacks is in no
+    // database either, and the cache answers without reading it.
+    if (!m_db->Cursor()->Valid()) m_cache->MarkHoldsEveryParentCoin();
     if (m_snapshot) m_tip_height = m_snapshot->height;
 }
 
