@@ -183,8 +183,12 @@ build_tree() {
   local tree=$1 label=$2 have=() target
   cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$tree.cmake.log" 2>&1 ||
     die "$label: cmake failed (see $tree.cmake.log)"
+  # The list is read whole: grep -q would stop at the first match, and
+  # ninja, cut off, would fail the pipeline under pipefail.
+  local listed
+  listed=$(ninja -C "$tree/build" -t targets all 2> /dev/null)
   for target in "${targets[@]}"; do
-    if ninja -C "$tree/build" -t targets all 2> /dev/null | grep -q "^$target:"; then have+=("$target"); fi
+    if grep "^$target:" <<< "$listed" > /dev/null; then have+=("$target"); fi
   done
   [ ${#have[@]} -gt 0 ] || die "$label: none of ${targets[*]} is a build target at this commit"
   note "$label: building ${have[*]} in $tree/build"
