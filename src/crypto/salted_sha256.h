@@ -1,0 +1,34 @@
+#ifndef COINSDB_CRYPTO_SALTED_SHA256_H
+#define COINSDB_CRYPTO_SALTED_SHA256_H
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <span>
+
+// SHA-256 of a fixed 32-byte salt followed by a short message, for hashing
+// millions of small messages under one salt (SwiftSync's aggregate hashes
+// every outpoint a replay creates or spends). The salt is absorbed once;
+// each message then starts from a copy of that state. OpenSSL's one-shot
+// context API is used rather than CSHA256's EVP objects: its per-message
+// cost is a struct copy instead of an EVP init and finalize.
+class SaltedSha256
+{
+public:
+    static constexpr size_t SALT_SIZE = 32;
+    static constexpr size_t OUTPUT_SIZE = 32;
+
+    explicit SaltedSha256(std::span<const unsigned char, SALT_SIZE> salt);
+    ~SaltedSha256();
+    SaltedSha256(const SaltedSha256&) = delete;
+    SaltedSha256& operator=(const SaltedSha256&) = delete;
+
+    // SHA-256(salt || message). Thread-safe: the salted state is only read.
+    std::array<unsigned char, OUTPUT_SIZE> Hash(std::span<const unsigned char> message) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_salted;
+};
+
+#endif // COINSDB_CRYPTO_SALTED_SHA256_H
