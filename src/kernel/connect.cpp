@@ -136,6 +136,10 @@ std::string BlockValidationState::ToString() const
     return m_reject_reason + ", " + m_debug_message;
 }
 
+bool IsBip30OverwritingBlock(int height, const uint256& hash) { return IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, hash); }
+
+bool IsBip30OverwrittenBlock(const uint256& hash) { return IsKnownBlock(BIP30_OVERWRITTEN_BLOCKS, std::nullopt, hash); }
+
 CAmount GetBlockSubsidy(int height, const CChainParams& params)
 {
     if (height < 0) throw std::invalid_argument("GetBlockSubsidy: negative height");
@@ -199,7 +203,7 @@ bool ConnectBlockIn(const CBlock& block, int height, const CChainParams& params,
         return true;
     }
 
-    if (!IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, hash)) {
+    if (!IsBip30OverwritingBlock(height, hash)) {
         for (const CTransactionRef& tx : block.vtx) {
             for (uint32_t n = 0; n < tx->vout.size(); ++n) {
                 if (scratch.HaveCoin(COutPoint{tx->GetHash(), n})) return state.Invalid("bad-txns-BIP30", "tried to overwrite transaction");
@@ -260,7 +264,7 @@ bool ConnectBlockCoins(const CBlock& block, int height, const CChainParams& para
     if (!CheckBlock(block, params, state)) return false;
     // The workers look up the outputs too wherever ConnectBlockIn makes the
     // BIP30 check, in its order.
-    const bool bip30 = !IsKnownBlock(BIP30_OVERWRITING_BLOCKS, height, block.GetHash());
+    const bool bip30 = !IsBip30OverwritingBlock(height, block.GetHash());
     const auto reset = overlay.StartFetching(block, /*outputs=*/bip30);
     return ConnectBlockIn(block, height, params, overlay, undo, state);
 }
@@ -272,7 +276,7 @@ DisconnectResult DisconnectBlockCoins(const CBlock& block, const CBlockUndo& und
     // As in ConnectBlockCoins: a FAILED result must leave `view` alone.
     CCoinsViewCache scratch{&view};
     bool clean = true;
-    const bool coinbase_overwritten = IsKnownBlock(BIP30_OVERWRITTEN_BLOCKS, std::nullopt, block.GetHash());
+    const bool coinbase_overwritten = IsBip30OverwrittenBlock(block.GetHash());
     std::optional<uint32_t> block_height;
 
     for (size_t i = block.vtx.size(); i-- > 0;) {

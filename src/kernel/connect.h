@@ -61,6 +61,12 @@ private:
     std::string m_debug_message;
 };
 
+// The two mainnet blocks whose coinbase repeats the txid of an earlier,
+// still unspent coinbase (allowed before BIP30), and the two blocks whose
+// coinbase coins they overwrote. Matched by hash, so no other chain has any.
+bool IsBip30OverwritingBlock(int height, const uint256& hash);
+bool IsBip30OverwrittenBlock(const uint256& hash);
+
 // The new coins a coinbase may create at this height besides the fees:
 // 50 BTC halved every SubsidyHalvingInterval() blocks, 0 after 64 halvings
 // (a shift by 64 or more would be undefined, and the amount is 0 long before).
