@@ -1,0 +1,95 @@
+// CoinRuns (node/replay/coin_runs.h), the external sort of a hinted
+// replay's kept coins: against a std::map model, with budgets that make
+// one run, several, or none; a repeated outpoint is refused; the run files
+// go away with the object.
+
+#include <node/replay/coin_runs.h>
+#include <test/util/random.h>
+#include <test/util/setup.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+#include <stdexcept>
+
+using node::CoinRuns;
+
+namespace {
+
+Coin RandomCoin(TestRand& rand)
+{
+    std::vector<unsigned char> script(rand.Below(60));
+    for (auto& byte : script) byte = static_cast<unsigned char>(rand.Next());
+    return Coin{CTxOut{static_cast<CAmount>(rand.Below(MAX_MONEY)), CScript{script}}, static_cast<int>(rand.Below(1'000'000)), rand.Bool()};
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(swiftsync_coin_runs_tests, TempDirFixture)
+
+BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
+{
+    struct Case {
+        size_t coins;
+        size_t budget;
+        size_t min_runs;
+        size_t max_runs;
+    };
+    for (const Case& c : {Case{0, 1 << 20, 0, 0}, Case{3000, 1 << 24, 0, 0}, Case{3000, 100'000, 2, 1000}, Case{3000, 1, 2900, 3000}}) {
+        TestRand rand{c.coins + c.budget};
+        std::map<COutPoint, Coin> model;
+        const auto dir = m_path / "runs";
+        {
+            CoinRuns runs{dir, c.budget};
+            for (size_t i = 0; i < c.coins; ++i) {
+                // Some txids with many outputs, to cover the index order.
+                const COutPoint outpoint{rand.OneIn(4) && !model.empty() ? model.begin()->first.hash : rand.Hash(), static_cast<uint32_t>(rand.Below(20'000))};
+                if (model.contains(outpoint)) continue;
+                Coin coin = RandomCoin(rand);
+                model.emplace(outpoint, coin);
+                runs.Add(outpoint, std::move(coin));
+            }
+            BOOST_CHECK_EQUAL(runs.Count(), model.size());
+            BOOST_CHECK_MESSAGE(runs.Runs() >= c.min_runs && runs.Runs() <= c.max_runs, runs.Runs() << " runs for budget " << c.budget);
+                    BOOST_CHECK(runs.MemoryUsage() < c.budget || c.budget == 1);
+            auto expected = model.begin();
+            runs.Merge([&](const COutPoint& outpoint, Coin&& coin) {
+                BOOST_REQUIRE(expected != model.end());
+                BOOST_REQUIRE(outpoint == expected->first);
+                BOOST_REQUIRE(coin.out == expected->second.out);
+                BOOST_REQUIRE_EQUAL(coin.nHeight, expected->second.nHeight);
+                BOOST_REQUIRE_EQUAL(coin.fCoinBase, expected->second.fCoinBase);
+                ++expected;
+            });
+            BOOST_CHECK(expected == model.end());
+            BOOST_CHECK(std::filesystem::exists(dir));
+        }
+        BOOST_CHECK(!std::filesystem::exists(dir));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(an_outpoint_kept_twice_is_refused)
+{
+    TestRand rand{9};
+    CoinRuns runs{m_path / "runs", 1000};
+    const COutPoint outpoint{rand.Hash(), 3};
+    runs.Add(outpoint, RandomCoin(rand));
+    for (int i = 0; i < 50; ++i) runs.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
+    runs.Add(outpoint, RandomCoin(rand));
+    BOOST_CHECK_GE(runs.Runs(), 1U);
+    BOOST_CHECK_THROW(runs.Merge([](const COutPoint&, Coin&&) {}), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_run_is_an_error)
+{
+    TestRand rand{10};
+    const auto dir = m_path / "runs";
+    CoinRuns runs{dir, 1000};
+    for (int i = 0; i < 50; ++i) runs.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
+    BOOST_REQUIRE_GE(runs.Runs(), 1U);
+    const auto first = dir / "run00000.dat";
+    std::filesystem::resize_file(first, std::filesystem::file_size(first) - 3);
+    BOOST_CHECK_THROW(runs.Merge([](const COutPoint&, Coin&&) {}), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
