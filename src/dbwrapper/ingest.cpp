@@ -153,7 +153,7 @@ leveldb::Status SyncClosedFile(leveldb::Env* env, const std::string& name)
 struct TableRunWriter::Builder {
     std::string name;
     std::unique_ptr<leveldb::WritableFile> file;
-    std::unique_ptr<TableFileWriter> table;
+    std::unique_ptr<TableWriter> table;
     std::string smallest;
 };
 
@@ -177,7 +177,7 @@ leveldb::Status TableRunWriter::OpenFile()
     leveldb::Status status = m_env->NewWritableFile(builder->name, &raw);
     if (!status.ok()) return status;
     builder->file.reset(raw);
-    builder->table = std::make_unique<TableFileWriter>(raw, m_user_filter);
+    builder->table = NewTableWriter(raw, m_user_filter, m_user_order, /*by_leveldb=*/false);
     m_builder = std::move(builder);
     return status;
 }

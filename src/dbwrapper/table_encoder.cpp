@@ -265,26 +265,55 @@ std::unique_ptr<leveldb::Comparator> NewInternalKeyOrder(const leveldb::Comparat
     return std::make_unique<InternalKeyOrder>(user_order);
 }
 
+namespace {
+
+class LevelDbTableWriter final : public TableWriter
+{
+public:
+    LevelDbTableWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter, const leveldb::Comparator* user_order)
+        : m_order{user_order}, m_filter{user_filter}, m_builder{Options(m_order, m_filter), file}
+    {
+    }
+    leveldb::Status Add(std::string_view internal_key, std::string_view value) override
+    {
+        m_builder.Add(ToSlice(internal_key), ToSlice(value));
+        return m_builder.status();
+    }
+    leveldb::Status Finish() override { return m_builder.Finish(); }
+    uint64_t FileSize() const override { return m_builder.FileSize(); }
+
+private:
+    static leveldb::Options Options(const leveldb::Comparator& order, const leveldb::FilterPolicy& filter)
+    {
+        leveldb::Options options;
+        options.comparator = &order;
+        options.filter_policy = &filter;
+        options.compression = leveldb::kNoCompression;
+        return options;
+    }
+
+    InternalKeyOrder m_order;
+    UserKeyFilter m_filter;
+    leveldb::TableBuilder m_builder;
+};
+
+} // namespace
+
+std::unique_ptr<TableWriter> NewTableWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter,
+                                            const leveldb::Comparator* user_order, bool by_leveldb)
+{
+    if (by_leveldb) return std::make_unique<LevelDbTableWriter>(file, user_filter, user_order);
+    return std::make_unique<TableFileWriter>(file, user_filter);
+}
+
 std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb)
 {
     std::unique_ptr<const leveldb::FilterPolicy> bloom{leveldb::NewBloomFilterPolicy(10)};
     std::string bytes;
     StringFile file{bytes};
-    if (!by_leveldb) {
-        TableFileWriter writer{&file, bloom.get()};
-        for (const auto& [key, value] : records) writer.Add(key, value);
-        writer.Finish();
-        return bytes;
-    }
-    InternalKeyOrder order{leveldb::BytewiseComparator()};
-    UserKeyFilter filter{bloom.get()};
-    leveldb::Options options;
-    options.comparator = &order;
-    options.filter_policy = &filter;
-    options.compression = leveldb::kNoCompression;
-    leveldb::TableBuilder builder{options, &file};
-    for (const auto& [key, value] : records) builder.Add(ToSlice(key), ToSlice(value));
-    builder.Finish();
+    const std::unique_ptr<TableWriter> writer = NewTableWriter(&file, bloom.get(), leveldb::BytewiseComparator(), by_leveldb);
+    for (const auto& [key, value] : records) writer->Add(key, value);
+    writer->Finish();
     return bytes;
 }
 

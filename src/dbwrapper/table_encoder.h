@@ -47,25 +47,35 @@ class WritableFile;
 
 namespace dbwrapper_ingest {
 
+// One table file being written, by either encoder below.
+class TableWriter
+{
+public:
+    virtual ~TableWriter() = default;
+    // Internal keys, strictly rising.
+    virtual leveldb::Status Add(std::string_view internal_key, std::string_view value) = 0;
+    // Writes the rest of the file; Close() and Sync() are the caller's.
+    virtual leveldb::Status Finish() = 0;
+    virtual uint64_t FileSize() const = 0;
+};
+
 // Why not leveldb::TableBuilder: it copies each key three times, compares
 // it twice with the one before (checks its build keeps), and checksums
 // with a portable CRC-32C; building a flush's tables with it took as much
 // CPU as everything else the flush does. What it writes is the reference:
 // dbwrapper_ingest_tests compares the two byte for byte.
-class TableFileWriter
+class TableFileWriter final : public TableWriter
 {
 public:
     // `user_filter`: the database's filter policy, applied to user keys.
     TableFileWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter);
-    ~TableFileWriter();
+    ~TableFileWriter() override;
     TableFileWriter(const TableFileWriter&) = delete;
     TableFileWriter& operator=(const TableFileWriter&) = delete;
 
-    // Internal keys, strictly rising.
-    leveldb::Status Add(std::string_view internal_key, std::string_view value);
-    // Writes the rest of the file; Close() and Sync() are the caller's.
-    leveldb::Status Finish();
-    uint64_t FileSize() const { return m_offset; }
+    leveldb::Status Add(std::string_view internal_key, std::string_view value) override;
+    leveldb::Status Finish() override;
+    uint64_t FileSize() const override { return m_offset; }
 
 private:
     struct Block;
@@ -96,6 +106,12 @@ private:
     uint64_t m_offset{0};
     std::unique_ptr<leveldb::Status> m_status;
 };
+
+// `by_leveldb`: LevelDB's own leveldb::TableBuilder, set up to write the
+// same bytes as TableFileWriter (DBOptions::tables_by_leveldb, to measure
+// one against the other); else a TableFileWriter.
+std::unique_ptr<TableWriter> NewTableWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter,
+                                            const leveldb::Comparator* user_order, bool by_leveldb);
 
 // Internal keys by user key, the newer first: the order a table's index is
 // searched in when coinsdb reads its own tables back.
