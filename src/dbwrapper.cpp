@@ -459,7 +459,8 @@ CDBWrapper::CDBWrapper(const DBParams& params)
     impl.name = m_name;
     impl.path = params.path.string();
     impl.memory_only = params.memory_only;
-    impl.ingest = std::make_unique<dbwrapper_ingest::IngestRun>(impl, options, impl.path, impl.memory_only, m_name, m_write_failure);
+    impl.ingest = std::make_unique<dbwrapper_ingest::IngestRun>(impl, options, impl.path, impl.memory_only, m_name, m_write_failure,
+                                                                params.options.tables_by_leveldb);
     ThrowOnError(impl.Open(), m_name);
 
     if (params.options.force_compact) impl.db->CompactRange(nullptr, nullptr);

@@ -54,6 +54,10 @@ struct DBOptions {
     // LevelDB's file system environment (power-loss tests wrap that one);
     // ignored with memory_only. Not owned: it must outlive the database.
     leveldb::Env* base_env_for_tests{nullptr};
+    // -ingesttablebuilder: ingested table files are built by LevelDB's own
+    // leveldb::TableBuilder instead of coinsdb's encoder (same bytes), to
+    // measure one against the other (doc/benchmarks.md).
+    bool tables_by_leveldb{false};
 };
 
 struct DBParams {

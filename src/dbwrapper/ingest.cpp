@@ -158,8 +158,9 @@ struct TableRunWriter::Builder {
 };
 
 TableRunWriter::TableRunWriter(leveldb::Env* env, std::string dir, const leveldb::Comparator* user_order,
-                               const leveldb::FilterPolicy* user_filter, size_t file_bytes)
-    : m_env{env}, m_dir{std::move(dir)}, m_user_order{user_order}, m_user_filter{user_filter}, m_file_bytes{file_bytes} {}
+                               const leveldb::FilterPolicy* user_filter, size_t file_bytes, bool by_leveldb)
+    : m_env{env}, m_dir{std::move(dir)}, m_user_order{user_order}, m_user_filter{user_filter}, m_file_bytes{file_bytes},
+      m_by_leveldb{by_leveldb} {}
 
 TableRunWriter::~TableRunWriter() { Discard(); }
 
@@ -177,7 +178,7 @@ leveldb::Status TableRunWriter::OpenFile()
     leveldb::Status status = m_env->NewWritableFile(builder->name, &raw);
     if (!status.ok()) return status;
     builder->file.reset(raw);
-    builder->table = NewTableWriter(raw, m_user_filter, m_user_order, /*by_leveldb=*/false);
+    builder->table = NewTableWriter(raw, m_user_filter, m_user_order, m_by_leveldb);
     m_builder = std::move(builder);
     return status;
 }

@@ -66,8 +66,9 @@ public:
         FileMeta meta;    // number is 0 until installed
     };
 
+    // `by_leveldb`: build with leveldb::TableBuilder (NewTableWriter).
     TableRunWriter(leveldb::Env* env, std::string dir, const leveldb::Comparator* user_order,
-                   const leveldb::FilterPolicy* user_filter, size_t file_bytes);
+                   const leveldb::FilterPolicy* user_filter, size_t file_bytes, bool by_leveldb = false);
     // Deletes the files not yet installed.
     ~TableRunWriter();
     TableRunWriter(const TableRunWriter&) = delete;
@@ -103,6 +104,7 @@ private:
     const leveldb::Comparator* m_user_order;
     const leveldb::FilterPolicy* m_user_filter;
     size_t m_file_bytes;
+    bool m_by_leveldb;
     std::vector<File> m_files;
     std::unique_ptr<Builder> m_builder;
     // The last key added, the run's highest.

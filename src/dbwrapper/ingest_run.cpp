@@ -26,11 +26,12 @@ constexpr size_t INGEST_PARTS = 2;
 } // namespace
 
 IngestRun::IngestRun(Database& db, const leveldb::Options& options, std::string path, bool memory_only, std::string name,
-                     std::optional<std::string>& write_failure)
+                     std::optional<std::string>& write_failure, bool tables_by_leveldb)
     : m_db{db}, m_options{options}, m_path{std::move(path)}, m_memory_only{memory_only}, m_name{std::move(name)},
-      m_write_failure{write_failure}, m_off{IngestUnavailable()}
+      m_write_failure{write_failure}, m_tables_by_leveldb{tables_by_leveldb}, m_off{IngestUnavailable()}
 {
     if (m_off && !m_memory_only) LogInfo("{}: bulk loads write through LevelDB's log: {}", m_name, *m_off);
+    if (m_tables_by_leveldb && !m_off) LogInfo("{}: ingested tables are built by LevelDB's TableBuilder (-ingesttablebuilder)", m_name);
     // Tables a crash left unregistered; a memory environment starts empty.
     if (!m_memory_only) RemoveLeftoverRuns(m_options.env, m_path);
 }
@@ -39,7 +40,8 @@ IngestRun::~IngestRun() = default;
 
 std::unique_ptr<TableRunWriter> IngestRun::NewWriter() const
 {
-    return std::make_unique<TableRunWriter>(m_options.env, m_path, m_options.comparator, m_options.filter_policy, m_options.max_file_size);
+    return std::make_unique<TableRunWriter>(m_options.env, m_path, m_options.comparator, m_options.filter_policy, m_options.max_file_size,
+                                            m_tables_by_leveldb);
 }
 
 bool IngestRun::Accepts(std::string_view first_key) const

@@ -53,8 +53,9 @@ public:
     // sizes) must outlive the run. `write_failure` is CDBWrapper's latch:
     // a run refuses to grow or commit once it is set, and sets it when a
     // file of the run cannot be written. `name` is for messages.
+    // `tables_by_leveldb`: DBOptions::tables_by_leveldb.
     IngestRun(Database& db, const leveldb::Options& options, std::string path, bool memory_only, std::string name,
-              std::optional<std::string>& write_failure);
+              std::optional<std::string>& write_failure, bool tables_by_leveldb);
     // Deletes the files of a run not committed.
     ~IngestRun();
     IngestRun(const IngestRun&) = delete;
@@ -89,6 +90,7 @@ private:
     const bool m_memory_only;
     const std::string m_name;
     std::optional<std::string>& m_write_failure;
+    const bool m_tables_by_leveldb;
     std::optional<std::string> m_off;
     // Table files built by Add and not yet handed to LevelDB.
     std::unique_ptr<TableRunWriter> m_run;

@@ -62,6 +62,19 @@ void FillBatch(CDBBatch& batch, Model& model, uint32_t first, uint32_t count, ui
     }
 }
 
+// Two batches of 20000 keys in one run, committed and installed.
+void IngestTwoBatches(CDBWrapper& db, Model& model)
+{
+    for (const uint32_t first : {100U, 40100U}) {
+        CDBBatch batch{db};
+        FillBatch(batch, model, first, 20000, 2, 1);
+        BOOST_REQUIRE(db.CanIngest(batch));
+        db.IngestBatch(batch);
+    }
+    BOOST_REQUIRE(db.CommitIngest());
+    BOOST_REQUIRE_GT(db.IngestedFiles(), 0U);
+}
+
 void CheckModel(const CDBWrapper& db, const Model& model)
 {
     size_t live = 0;
@@ -561,14 +574,7 @@ BOOST_AUTO_TEST_CASE(ingested_files_are_written_with_o_direct, *boost::unit_test
 
     Model model;
     CDBWrapper db{OnDisk(tmp.m_path / "db")};
-    for (const uint32_t first : {100U, 40100U}) {
-        CDBBatch batch{db};
-        FillBatch(batch, model, first, 20000, 2, 1);
-        BOOST_REQUIRE(db.CanIngest(batch));
-        db.IngestBatch(batch);
-    }
-    BOOST_REQUIRE(db.CommitIngest());
-    BOOST_REQUIRE_GT(db.IngestedFiles(), 0U);
+    IngestTwoBatches(db, model);
     if (direct_possible) {
         BOOST_CHECK_EQUAL(db.DirectIngestFiles(), db.IngestedFiles());
     } else {
@@ -588,6 +594,30 @@ BOOST_AUTO_TEST_CASE(ingested_files_are_written_with_o_direct, *boost::unit_test
     BOOST_CHECK_GT(budgeted.IngestedFiles(), 0U);
     BOOST_CHECK_EQUAL(budgeted.DirectIngestFiles(), 0U);
     CheckModel(budgeted, budget_model);
+}
+
+// -ingesttablebuilder: the same run ingested through leveldb::TableBuilder
+// gives the same table files, byte for byte, and the same records.
+BOOST_AUTO_TEST_CASE(tables_by_leveldb_are_the_same_files, *boost::unit_test::precondition(IngestAvailable))
+{
+    TempDirFixture tmp;
+    std::map<std::string, std::string> tables[2];
+    for (const bool by_leveldb : {false, true}) {
+        const auto path = tmp.m_path / (by_leveldb ? "leveldb" : "coinsdb");
+        DBParams params = OnDisk(path, /*obfuscate=*/false);
+        params.options.tables_by_leveldb = by_leveldb;
+        Model model;
+        {
+            CDBWrapper db{params};
+            IngestTwoBatches(db, model);
+            CheckModel(db, model);
+        }
+        for (const auto& entry : std::filesystem::directory_iterator(path)) {
+            if (entry.path().extension() == ".ldb") tables[by_leveldb][entry.path().filename().string()] = ReadFileToString(entry.path());
+        }
+    }
+    BOOST_REQUIRE(!tables[0].empty());
+    BOOST_CHECK(tables[0] == tables[1]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,6 +21,7 @@ void RegisterCoinsViewOptions(ArgsManager& args)
                 F::DEBUG_ONLY, debug);
     args.AddArg("-debugstorage=<hdd|sdcard|MB/s,sync ms[,seek ms]>", "Make the chainstate databases' files behave as if on a slower device, for flush benchmarks: hdd is " + HDD_PROFILE.Rates() + ", sdcard " + SDCARD_PROFILE.Rates() + "; or give the write rate in MB/s, the delay of a sync and, optionally, of a non-sequential read in ms (default: none)", F::DEBUG_ONLY, debug);
     args.AddArg("-snapshotingest", "With -snapshotbulkload, hand a bulk load's batches in key order to LevelDB as table files coinsdb builds and installs itself; 0 writes them through LevelDB's own write path and leaves the rest of the bulk load as it is, to tell the two apart (default: 1)", F::DEBUG_ONLY, debug);
+    args.AddArg("-ingesttablebuilder", "Build the table files a bulk load ingests with LevelDB's own TableBuilder instead of coinsdb's table encoder; the files are the same, only the CPU differs (measurement only; default: 0)", F::DEBUG_ONLY, debug);
     args.AddIntArg("-dbcrashratio=<n>", "Randomly crash while writing a flush, 1 in <n> batches (default: 0)", F::DEBUG_ONLY, debug, ArgsManager::IntForm::NonNegative());
 }
 
@@ -59,6 +60,7 @@ std::optional<std::string> ReadCoinsViewArgs(const ArgsManager& args, size_t dbc
 
 bool ReadChainstateDBArgs(const ArgsManager& args, DBOptions& options, std::string& error)
 {
+    options.tables_by_leveldb = args.GetBoolArg("ingesttablebuilder", options.tables_by_leveldb);
     const auto value = args.GetArg("debugstorage");
     if (!value) return true;
     options.storage = ParseStorageProfile(*value, error);
