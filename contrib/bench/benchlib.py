@@ -42,6 +42,8 @@ class Node:
         self.port = port
         self.proc = None
         self.datadir = None
+        # Appended to every start's arguments (a variant of one build).
+        self.extra_args = []
 
     def base_args(self, datadir, dbcache):
         args = ["-regtest", f"-datadir={datadir}", f"-dbcache={dbcache}", "-listen=0", "-connect=0",
@@ -56,7 +58,7 @@ class Node:
         self.datadir = datadir
         self.time_file = datadir / "time.txt"
         self.stderr_file = datadir / "stderr.txt"
-        cmd = ["/usr/bin/time", "-v", "-o", str(self.time_file), str(self.bin_dir / "bitcoind"), *args]
+        cmd = ["/usr/bin/time", "-v", "-o", str(self.time_file), str(self.bin_dir / "bitcoind"), *args, *self.extra_args]
         with open(self.stderr_file, "w") as stderr:
             self.proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, start_new_session=True,
                                          stdout=subprocess.DEVNULL, stderr=stderr)

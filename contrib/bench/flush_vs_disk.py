@@ -6,9 +6,10 @@ sequential write rate measured right before and right after it.
   contrib/bench/flush_vs_disk.py [options] [BIN_DIR...]
   e.g. contrib/bench/flush_vs_disk.py --coins 60000000 --dbcache 12000 --runs 3 --workdir flush_vs_disk-out
        contrib/bench/flush_vs_disk.py --runs 3 /path/to/base/build/src build/src
+       contrib/bench/flush_vs_disk.py --runs 3 --variant= --variant=-ingesttablebuilder build/src
 
 Each run, for each BIN_DIR in turn (A B A B ..., default: build/src of this
-checkout):
+checkout), and for each --variant of extra bitcoind arguments within it:
   1. dd if=/dev/zero of=WORKDIR/dd.bin bs=1M count=--dd-mib conv=fsync;
   2. on a fresh datadir, loadtxoutset of one generated snapshot (the
      template chain compare_core.py uses; generated once, kept in WORKDIR)
@@ -135,7 +136,11 @@ def parse_args(argv=None):
     p.add_argument("--workdir", type=Path, default=Path("flush_vs_disk-out"), help="snapshot, datadirs, logs")
     p.add_argument("--port", type=int, default=29460, help="RPC port (default: 29460)")
     p.add_argument("--json", type=Path, help="write every run and the summary to this file")
+    p.add_argument("--variant", action="append", metavar="ARGS",
+                   help="extra bitcoind arguments, space-separated; repeat to alternate variants of each build "
+                        "(--variant= is the build as it is; default: one variant without extra arguments)")
     opts = p.parse_args(argv)
+    opts.variant = [v.split() for v in (opts.variant or [""])]
     if opts.runs < 1:
         p.error("--runs must be at least 1")
     opts.snapshot = None
@@ -152,13 +157,16 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("flush_vs_disk.py: terminated"))
     runs = []
     try:
+        builds = [(bin_dir, extra) for bin_dir in bin_dirs for extra in opts.variant]
         for run in range(1, opts.runs + 1):
-            for n, bin_dir in enumerate(bin_dirs):
+            for n, (bin_dir, extra) in enumerate(builds):
                 node = Node("coinsdb", bin_dir, opts.port)
+                node.extra_args = extra
+                label = " ".join([str(bin_dir), *extra])
                 datadir = fresh_dir(work / "datadir")
-                print(f"run {run} of {opts.runs}: {bin_dir} ...", flush=True)
+                print(f"run {run} of {opts.runs}: {label} ...", flush=True)
                 figures = one_run(workload, node, datadir, work / "dd.bin", opts.dd_mib)
-                figures.update(build=str(bin_dir), run=run)
+                figures.update(build=label, run=run)
                 runs.append(figures)
                 shutil.copyfile(node.log_path(), work / "logs" / f"build{n}-run{run}.log")
                 print(f"  flush {figures['flush_s']:.2f} s, ratio {figures['ratio']:.2f}x", flush=True)
