@@ -17,6 +17,7 @@ import json
 import re
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,13 +55,44 @@ def status_mib(node, field):
     return int(re.search(field + r":\s+(\d+) kB", status).group(1)) / 1024
 
 
+class PeakSampler:
+    """Samples RssAnon and RssFile every 10 ms while the load runs: the
+    peak resident set mixes heap (anonymous) with LevelDB's mmap'ed table
+    files (file-backed, the page cache's), and only the first is memory the
+    node holds on to."""
+
+    def __init__(self, node):
+        self.node = node
+        self.peak = {"RssAnon": 0.0, "RssFile": 0.0}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.wait(0.01):
+            try:
+                for field in self.peak:
+                    self.peak[field] = max(self.peak[field], status_mib(self.node, field))
+            except (OSError, AttributeError, IndexError):
+                return
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        return {"peak_anon_mib": round(self.peak["RssAnon"], 1), "peak_file_mib": round(self.peak["RssFile"], 1)}
+
+
 def measure(bin_dir, port, workdir, snapshot, base_hex, expected, dbcache, extra):
     node = benchlib.Node("coinsdb", bin_dir, port)
     datadir = benchlib.fresh_dir(workdir / f"node-{dbcache}")
     node.start(datadir, node.base_args(datadir, dbcache) + [f"-assumeutxo={BASE_HEIGHT}:{base_hex}:{expected}:{BASE_NCHAINTX}", *extra])
     node.wait_ready()
     idle = status_mib(node, "VmRSS")
+    idle_anon = status_mib(node, "RssAnon")
+    sampler = PeakSampler(node)
     node.cli("loadtxoutset", str(snapshot))
+    sampled = sampler.finish()
+    sampled["anon_added_mib"] = round(sampled["peak_anon_mib"] - idle_anon, 1)
     # Anonymous (heap) against file-backed (LevelDB's mmap'ed tables) pages
     # once the load is done.
     after = {"anon_after_mib": status_mib(node, "RssAnon"), "file_after_mib": status_mib(node, "RssFile")}
@@ -70,7 +102,8 @@ def measure(bin_dir, port, workdir, snapshot, base_hex, expected, dbcache, extra
     maxmem = [int(m.group(1)) for line in lines if (m := MAXMEM_LINE.search(line))]
     peak = node.peak_rss_mib()
     return {"dbcache": dbcache, "idle_mib": round(idle, 1), "peak_mib": round(peak, 1), "added_mib": round(peak - idle, 1),
-            "largest_batch_mib": max(batches, default=0), "batches": len(batches), "max_maxmem_mib": max(maxmem, default=0), **after}
+            "largest_batch_mib": max(batches, default=0), "batches": len(batches), "max_maxmem_mib": max(maxmem, default=0), **after,
+            **sampled}
 
 
 def main():
