@@ -532,6 +532,14 @@ void CDBWrapper::StartMemtableFlush()
     });
 }
 
+void CDBWrapper::FlushMemtable()
+{
+    JoinMemtableFlush();
+    const leveldb::Slice nothing{};
+    m_impl->Db().CompactRange(&nothing, &nothing);
+    m_impl->written_since_memtable_flush = 0;
+}
+
 void CDBWrapper::JoinMemtableFlush()
 {
     if (!m_impl->memtable_flush.valid()) return;

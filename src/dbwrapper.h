@@ -317,6 +317,12 @@ public:
     // too. It runs beside the caller, since making room waits for the
     // memtable before it to be written; a failure shows at the next write.
     void StartMemtableFlush();
+    // Writes LevelDB's memtable into a table now and waits for it
+    // (CompactRange of an empty range does, as IngestBatch's commit relies
+    // on), so that the next write starts a memtable of its own: a marker
+    // written next then becomes a table of one key rather than one spanning
+    // every key the memtable held, which a run could not be installed under.
+    void FlushMemtable();
 
     // Bulk ingestion: a run of batches written into table files of their
     // own, which LevelDB takes as they are at CommitIngest(), skipping its

@@ -208,6 +208,19 @@ uint256 CCoinsViewDB::FlushStartTip(const uint256& best_block) const
     return heads[1];
 }
 
+bool CCoinsViewDB::HoldsNoCoin() const
+{
+    const std::unique_ptr<CDBIterator> it = m_db->NewIterator();
+    it->Seek(DB_COIN);
+    uint8_t prefix{0};
+    return !it->Valid() || !it->GetKey(prefix) || prefix != DB_COIN;
+}
+
+bool CCoinsViewDB::WritesSortedFirst(const CoinsViewCacheCursor& cursor) const
+{
+    return !m_bulk_load && m_options.ingest_tables && cursor.DirtyCount() >= m_options.sorted_first_write_entries && HoldsNoCoin();
+}
+
 void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block)
 {
     assert(!best_block.IsNull());
@@ -244,16 +257,22 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         return;
     }
 
-    // Bulk load: a batch whose keys rise above the batch before goes into
-    // table files rather than through LevelDB's log and memtable, whose CPU
-    // set the pace of a flush (CDBBatchWriter). The cursor releases a
-    // batch's entries (cleans them, or erases them when spent) only once
-    // the batch is in the database.
-    CDBBatchWriter writer{*m_db, {.batch_bytes = m_options.batch_write_bytes, .ingest = m_bulk_load && m_options.ingest_tables,
-                                  .overlap = m_options.overlap_batches},
-                          {.release = [&](void* end) { cursor.ReleaseUntil(static_cast<CoinsCachePair*>(end)); },
-                           .after_partial = [&] { if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options); },
-                           .sample = sample_rss}};
+    // Bulk load, and a sorted first write: a batch whose keys rise above
+    // the batch before goes into table files rather than through LevelDB's
+    // log and memtable, whose CPU set the pace of a flush (CDBBatchWriter).
+    // The cursor releases a batch's entries (cleans them, or erases them
+    // when spent) only once the batch is in the database; entries written
+    // in key order are released together, at the end (a null `end`).
+    const bool sorted_first = WritesSortedFirst(cursor);
+    const bool ingest = (m_bulk_load || sorted_first) && m_options.ingest_tables;
+    const auto release = [&](void* end) {
+        if (end) cursor.ReleaseUntil(static_cast<CoinsCachePair*>(end));
+    };
+    const auto after_partial = [&] {
+        if (m_options.simulate_crash_ratio > 0) SimulateCrash(m_options);
+    };
+    const CDBBatchWriter::Options writer_options{.batch_bytes = m_options.batch_write_bytes, .ingest = ingest, .overlap = m_options.overlap_batches};
+    CDBBatchWriter writer{*m_db, writer_options, {.release = release, .after_partial = after_partial, .sample = sample_rss}};
 
     if (m_bulk_load) {
         LogDebug(logging::Category::COINDB, "Bulk load: this flush writes no crash markers");
@@ -262,6 +281,16 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         // batch of its first flush), not with the highest.
         if (GetBestBlock() != best_block) writer.Batch().Write(DB_BEST_BLOCK, best_block);
         if (!GetHeadBlocks().empty()) writer.Batch().Erase(DB_HEAD_BLOCKS);
+    } else if (sorted_first) {
+        // 'H' alone in a memtable of its own, synced before any coin: its
+        // table then holds one key, which the coins' run does not overlap,
+        // so the run is installed. 'B' stays until the last batch; 'H'
+        // decides at a restart.
+        LogDebug(logging::Category::COINDB, "The database holds no coin: {} changed coins go in key order into table files", cursor.DirtyCount());
+        m_db->FlushMemtable();
+        CDBBatch marker{*m_db};
+        marker.Write(DB_HEAD_BLOCKS, std::vector<uint256>{best_block, FlushStartTip(best_block)});
+        m_db->WriteBatch(marker, /*fSync=*/true);
     } else {
         // First batch: from here until the last batch lands, the database
         // is a mix of old_tip and best_block.
@@ -271,28 +300,54 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
 
     size_t visited = 0;
     size_t changed = 0;
-    // Only flagged entries, in the order of the cache's list.
-    for (auto it = cursor.Begin(); it != cursor.End();) {
-        CoinsCachePair* const next = cursor.Next(*it);
-        ++visited;
-        if (it->second.IsDirty()) {
+    if (sorted_first) {
+        // A database without a coin has none to erase: only unspent coins
+        // are written.
+        std::vector<const CoinsCachePair*> coins;
+        coins.reserve(cursor.DirtyCount());
+        for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.Next(*it)) {
+            ++visited;
+            if (!it->second.IsDirty()) continue;
             ++changed;
-            if (it->second.coin.IsSpent()) {
-                writer.Batch().Erase(ConstCoinKey{it->first});
-            } else {
-                writer.Batch().Write(ConstCoinKey{it->first}, it->second.coin);
-            }
+            if (!it->second.coin.IsSpent()) coins.push_back(it);
         }
-        writer.EntryDone(next);
-        it = next;
+        std::ranges::sort(coins, {}, [](const CoinsCachePair* entry) { return entry->first; });
+        for (const CoinsCachePair* entry : coins) {
+            writer.Batch().Write(ConstCoinKey{entry->first}, entry->second.coin);
+            writer.EntryDone(nullptr);
+        }
+    } else {
+        // Only flagged entries, in the order of the cache's list.
+        for (auto it = cursor.Begin(); it != cursor.End();) {
+            CoinsCachePair* const next = cursor.Next(*it);
+            ++visited;
+            if (it->second.IsDirty()) {
+                ++changed;
+                if (it->second.coin.IsSpent()) {
+                    writer.Batch().Erase(ConstCoinKey{it->first});
+                } else {
+                    writer.Batch().Write(ConstCoinKey{it->first}, it->second.coin);
+                }
+            }
+            writer.EntryDone(next);
+            it = next;
+        }
     }
 
-    if (!m_bulk_load) {
+    if (!m_bulk_load && !sorted_first) {
         // Last batch: the database is consistent with best_block again.
         writer.Batch().Erase(DB_HEAD_BLOCKS);
         writer.Batch().Write(DB_BEST_BLOCK, best_block);
     }
     writer.Finish(cursor.End());
+    if (sorted_first) {
+        // After the run's commit: the coins are in, whether LevelDB took
+        // the run's tables or it fell back to writing them through the log.
+        CDBBatch markers{*m_db};
+        markers.Erase(DB_HEAD_BLOCKS);
+        markers.Write(DB_BEST_BLOCK, best_block);
+        m_db->WriteBatch(markers, /*fSync=*/true);
+    }
     const CDBBatchWriter::Stats& stats = writer.GetStats();
     if (stats.ingested > 0) {
         LogDebug(logging::Category::COINDB, "{} of {} batches went into table files; {} table files ingested so far; the commit took {}ms",

@@ -21,6 +21,9 @@ bool CoinKeyLess(const COutPoint& a, const COutPoint& b);
 constexpr size_t DEFAULT_DB_CACHE_BATCH = size_t{32} << 20;
 
 // What a CCoinsViewDB needs to know, set by whoever builds it.
+// Below this, sorting costs more than LevelDB's log and compactions do.
+inline constexpr size_t DEFAULT_SORTED_FIRST_WRITE_ENTRIES{100'000};
+
 struct CoinsViewOptions {
     // A flush writes a batch whenever the pending one grows past this.
     // Defaulted as in Core, so CoinsViewOptions{} works as is; 0 is refused.
@@ -39,6 +42,11 @@ struct CoinsViewOptions {
     // Whether a flush fills its next batch while LevelDB writes the one
     // before (CDBBatchWriter): faster, but a second batch in memory.
     bool overlap_batches{true};
+    // A flush of at least this many changed coins into a database that holds
+    // no coin yet (a replay's first) writes them in key order, as table
+    // files LevelDB takes as they are, between its crash markers
+    // (CCoinsViewDB::BatchWrite). Needs ingest_tables.
+    size_t sorted_first_write_entries{DEFAULT_SORTED_FIRST_WRITE_ENTRIES};
 };
 
 // What the last BatchWrite did, for getcoinscacheinfo and benchmarks.
@@ -109,6 +117,10 @@ private:
     // The tip a flush to best_block starts from: 'B', or the old end of
     // the range an interrupted flush left in 'H'.
     uint256 FlushStartTip(const uint256& best_block) const;
+    // Whether the database has no 'C' record at all.
+    bool HoldsNoCoin() const;
+    // A flush that writes its coins in key order (sorted_first_write_entries).
+    bool WritesSortedFirst(const CoinsViewCacheCursor& cursor) const;
 
     DBParams m_db_params;
     CoinsViewOptions m_options;

@@ -969,6 +969,95 @@ BOOST_AUTO_TEST_CASE(bulk_load_ingests_runs, *boost::unit_test::precondition(Ing
     }
 }
 
+// The first large flush into a database without a coin (a replay's first):
+// the coins go in key order into table files LevelDB takes whole, between
+// an 'H' written before them and the 'B' after. Entries come in the
+// cache's order, not the keys'; spent ones are not written (there is
+// nothing to erase). A crash inside leaves 'H' and none of the run, so the
+// restart's replay repairs it; a database that holds a coin is written
+// through the log as before.
+BOOST_AUTO_TEST_CASE(sorted_first_write_ingests_between_markers, *boost::unit_test::precondition(IngestAvailable))
+{
+    TempDirFixture tmp;
+    const auto path = tmp.m_path / "chainstate";
+    const uint256 target = Hash(0xe2, 0x02);
+    const auto coins = MakeCoins(300, 0xe3);
+    const auto spent = MakeCoins(20, 0xe4);
+    // The cache's order: shuffled.
+    std::vector<std::pair<COutPoint, Coin>> order(coins.begin(), coins.end());
+    std::mt19937_64 rng{6};
+    std::ranges::shuffle(order, rng);
+    const auto cache_order = [&] {
+        auto map = std::make_unique<FlaggedMap>();
+        for (size_t i = 0; i < order.size(); ++i) {
+            map->Add(order[i].first, Coin{order[i].second}, CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
+            if (i % 15 == 0) map->Add(std::next(spent.begin(), i / 15)->first, Coin{}, CCoinsCacheEntry::DIRTY);
+        }
+        return map;
+    };
+    const auto sorted_options = [](CoinsViewOptions options) {
+        options.sorted_first_write_entries = 10;
+        return options;
+    };
+    {
+        CCoinsViewDB db{OnDisk(path), sorted_options(CrashingOptions(2000))};
+        BOOST_CHECK_THROW(cache_order()->WriteTo(db, target), SimulatedCrash);
+        const std::vector<std::string> expected_heads{target.GetHex(), uint256{}.GetHex()};
+        const auto heads = Hexes(db.GetHeadBlocks());
+        BOOST_CHECK_EQUAL_COLLECTIONS(heads.begin(), heads.end(), expected_heads.begin(), expected_heads.end());
+        BOOST_CHECK_EQUAL(CountPresent(db, coins), 0U);
+        BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), 0U);
+    }
+    BOOST_CHECK_EQUAL(LeftoverRunFiles(path), 0U);
+    {
+        CCoinsViewDB db{OnDisk(path), sorted_options(CoinsViewOptions{.batch_write_bytes = 2000})};
+        auto map = cache_order();
+        map->WriteTo(db, target);
+        CheckLastWrite(db, coins.size() + spent.size(), coins.size() + spent.size());
+        BOOST_CHECK_GT(db.LastFlushStats().ingested, 1U);
+        BOOST_CHECK_EQUAL(db.LastFlushStats().ingested, db.LastFlushStats().batches);
+        BOOST_CHECK_GT(db.GetDB().IngestedFiles(), 0U);
+        BOOST_CHECK_EQUAL(map->dirty_count, 0U);
+        BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+        BOOST_CHECK(db.GetHeadBlocks().empty());
+        CheckAllPresent(db, coins);
+        BOOST_CHECK_EQUAL(CountPresent(db, spent), 0U);
+
+        // Holding coins now: the next write goes through the log.
+        const size_t files = db.GetDB().IngestedFiles();
+        const auto more = MakeCoins(300, 0xe5);
+        WriteCoins(db, more, Hash(0xe6, 0x03));
+        BOOST_CHECK_EQUAL(db.LastFlushStats().ingested, 0U);
+        BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), files);
+        CheckAllPresent(db, more);
+    }
+    {
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+        db.CompactFull();
+        CheckAllPresent(db, coins);
+        size_t walked = 0;
+        for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+        BOOST_CHECK_EQUAL(walked, coins.size() + 300);
+    }
+
+    // A best block written by an earlier flush without coins leaves a table
+    // whose 'B' and 'H' bracket every coin key: the run cannot go under it,
+    // and its coins go through LevelDB's log instead, between the same
+    // markers.
+    const auto other = tmp.m_path / "with_markers";
+    {
+        CCoinsViewDB db{OnDisk(other), CoinsViewOptions{}};
+        FlaggedMap{}.WriteTo(db, Hash(0xe1, 0x01));
+    }
+    CCoinsViewDB db{OnDisk(other), sorted_options(CoinsViewOptions{.batch_write_bytes = 2000})};
+    cache_order()->WriteTo(db, target);
+    BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), 0U);
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+    BOOST_CHECK(db.GetHeadBlocks().empty());
+    CheckAllPresent(db, coins);
+    BOOST_CHECK_EQUAL(CountPresent(db, spent), 0U);
+}
+
 BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
 {
     struct Case {
