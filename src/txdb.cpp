@@ -241,17 +241,25 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     LogDebug(logging::Category::COINDB, "BatchWrite started, rss={}MiB", peak_rss >> 20);
     const auto sample_rss = [&] { peak_rss = std::max(peak_rss, GetResidentBytes().value_or(0)); };
 
-    // Nothing to write: no flagged entry, and the database already at
-    // best_block with no flush in progress. Writing the crash markers
-    // anyway (Core does, at every flush, a shutdown's included) leaves a log
-    // whose two records, 'B' and 'H', bracket every coin key: the next start
-    // makes them a small table spanning the whole coin range, each read then
+    // No coin to write: at most a new best block, which one batch moves
+    // atomically, with no crash marker. Writing the markers anyway (Core
+    // does, at every flush, a shutdown's included) leaves a log whose two
+    // records, 'B' and 'H', bracket every coin key: the next start makes
+    // them a small table spanning the whole coin range, each read then
     // charges a seek to it, and LevelDB's seek-triggered compaction merges
     // it with every table below, rewriting the whole chainstate
-    // (contrib/bench/restart_rewrites.py, doc/reliability.md).
-    if (cursor.Begin() == cursor.End() && GetBestBlock() == best_block && GetHeadBlocks().empty()) {
+    // (contrib/bench/restart_rewrites.py, doc/reliability.md). Such a table
+    // would also keep a replay's first sorted flush from going under it.
+    // With an 'H' an interrupted flush left, the markers are written as for
+    // any flush below.
+    if (cursor.Begin() == cursor.End() && GetHeadBlocks().empty()) {
+        if (GetBestBlock() != best_block) {
+            CDBBatch batch{*m_db};
+            batch.Write(DB_BEST_BLOCK, best_block);
+            m_db->WriteBatch(batch, /*fSync=*/true);
+        }
         m_last_flush = {0, 0, 0, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), peak_rss, 0, 0};
-        LogDebug(logging::Category::COINDB, "Committed 0 changed transaction outputs (out of 0) to coin database: nothing to write");
+        LogDebug(logging::Category::COINDB, "Committed 0 changed transaction outputs (out of 0) to coin database: only the best block");
         LogInfo("BatchWrite took={}ms, maxMem={}MiB", static_cast<int64_t>(m_last_flush.duration_ms), peak_rss >> 20);
         log_completed();
         return;

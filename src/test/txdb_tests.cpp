@@ -1040,17 +1040,40 @@ BOOST_AUTO_TEST_CASE(sorted_first_write_ingests_between_markers, *boost::unit_te
         BOOST_CHECK_EQUAL(walked, coins.size() + 300);
     }
 
-    // A best block written by an earlier flush without coins leaves a table
-    // whose 'B' and 'H' bracket every coin key: the run cannot go under it,
-    // and its coins go through LevelDB's log instead, between the same
-    // markers.
-    const auto other = tmp.m_path / "with_markers";
+    // A best block written by an earlier flush without coins is written
+    // alone, out of the coins' range: the run still goes under it.
+    const auto after_empty = tmp.m_path / "after_empty_flush";
     {
-        CCoinsViewDB db{OnDisk(other), CoinsViewOptions{}};
+        CCoinsViewDB db{OnDisk(after_empty), CoinsViewOptions{}};
         FlaggedMap{}.WriteTo(db, Hash(0xe1, 0x01));
+        BOOST_CHECK(db.GetHeadBlocks().empty());
     }
-    CCoinsViewDB db{OnDisk(other), sorted_options(CoinsViewOptions{.batch_write_bytes = 2000})};
+    {
+        CCoinsViewDB db{OnDisk(after_empty), sorted_options(CoinsViewOptions{.batch_write_bytes = 2000})};
+        cache_order()->WriteTo(db, target);
+        BOOST_CHECK_GT(db.GetDB().IngestedFiles(), 0U);
+        BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
+        CheckAllPresent(db, coins);
+    }
+
+    // Coins written and all spent again: no coin, but tables in the coins'
+    // range, which the run cannot go under. It goes through LevelDB's log
+    // instead, between the same markers.
+    const auto spent_all = tmp.m_path / "all_spent";
+    {
+        CCoinsViewDB db{OnDisk(spent_all), CoinsViewOptions{}};
+        WriteCoins(db, spent, Hash(0xe1, 0x01));
+        auto spend = std::make_unique<FlaggedMap>();
+        for (const auto& [outpoint, coin] : spent) spend->Add(outpoint, Coin{}, CCoinsCacheEntry::DIRTY);
+        spend->WriteTo(db, Hash(0xe1, 0x02));
+        db.CompactFull();
+        BOOST_CHECK_EQUAL(CountPresent(db, spent), 0U);
+    }
+    CCoinsViewDB db{OnDisk(spent_all), sorted_options(CoinsViewOptions{.batch_write_bytes = 2000})};
+    logging::StartCapture();
     cache_order()->WriteTo(db, target);
+    const std::string log = logging::StopCapture();
+    BOOST_CHECK_MESSAGE(log.find("the database holds keys in the run's range: writing a run of table files through LevelDB's log instead") != std::string::npos, log);
     BOOST_CHECK_EQUAL(db.GetDB().IngestedFiles(), 0U);
     BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), target.GetHex());
     BOOST_CHECK(db.GetHeadBlocks().empty());
