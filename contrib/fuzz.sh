@@ -56,7 +56,7 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_FUZZ=ON \
 cmake --build "$BUILD_DIR" --target fuzz -j "$JOBS"
 FUZZ_BIN=$BUILD_DIR/src/test/fuzz/fuzz
 
-ALL_TARGETS=(snapshot_reader coin_decompression rpc_request coins_cache_model)
+ALL_TARGETS=(snapshot_reader coin_decompression rpc_request coins_cache_model hints_decoder)
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=("${ALL_TARGETS[@]}"); fi
 

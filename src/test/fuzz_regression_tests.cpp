@@ -254,4 +254,22 @@ BOOST_AUTO_TEST_CASE(cache_model_without_partial_batches_never_crashes)
     BOOST_CHECK_EQUAL(stats.db_compares, 1U);
 }
 
+BOOST_AUTO_TEST_CASE(hints_decoder_reads_a_file_whole_and_names_refusals)
+{
+    const HintsReadOutcome valid = ReadHintsForFuzz(ReadBytes(REGRESSIONS / "hints_decoder" / "valid-three-blocks"));
+    BOOST_CHECK_EQUAL(valid.error, "");
+    BOOST_CHECK(valid.complete);
+    BOOST_CHECK_EQUAL(valid.height, 3U);
+    BOOST_CHECK_EQUAL(valid.blocks_read, 3U);
+    // A header announcing 2^32 - 1 blocks over one byte of objects ends at
+    // once, without reserving anything for the blocks it announces.
+    const HintsReadOutcome huge = ReadHintsForFuzz(ReadBytes(REGRESSIONS / "hints_decoder" / "huge-height-short-file"));
+    BOOST_CHECK_EQUAL(huge.blocks_read, 1U);
+    BOOST_CHECK(huge.error.starts_with("the file ends after block 1's hints"));
+    const HintsReadOutcome bitmap = ReadHintsForFuzz(ReadBytes(REGRESSIONS / "hints_decoder" / "pr34004-bitmap"));
+    BOOST_CHECK(bitmap.error.starts_with("looks like a bitmap hints file"));
+    BOOST_CHECK(ReadHintsForFuzz({}).error.starts_with("truncated header"));
+    BOOST_CHECK_NO_THROW(FuzzHintsDecoder(ReadBytes(REGRESSIONS / "hints_decoder" / "bip456-vector-1")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -116,4 +116,18 @@ struct CacheModelStats {
 CacheModelStats RunCacheModel(std::span<const uint8_t> input);
 void FuzzCoinsCacheModel(std::span<const uint8_t> input);
 
+// --- hints_decoder -----------------------------------------------------
+
+struct HintsReadOutcome {
+    uint32_t height{0};
+    uint32_t blocks_read{0};
+    // Every block's hints were read and the file ended right after.
+    bool complete{false};
+    // The reader's message when the file was refused.
+    std::string error;
+};
+// Reads a hints file whole, checking each block's hints.
+HintsReadOutcome ReadHintsForFuzz(std::span<const uint8_t> file_bytes);
+void FuzzHintsDecoder(std::span<const uint8_t> input);
+
 #endif // COINSDB_TEST_FUZZ_FUZZ_H

@@ -11,11 +11,12 @@
 
 namespace {
 
-constexpr std::array<FuzzTarget, 4> TARGETS{{
+constexpr std::array<FuzzTarget, 5> TARGETS{{
     {"snapshot_reader", FuzzSnapshotReader},
     {"coin_decompression", FuzzCoinDecompression},
     {"rpc_request", FuzzRPCRequest},
     {"coins_cache_model", FuzzCoinsCacheModel},
+    {"hints_decoder", FuzzHintsDecoder},
 }};
 
 } // namespace
