@@ -43,6 +43,7 @@ ALL_TESTS = [
     "interface_bitcoin_cli.py",
     "interface_rpc.py",
     "tool_install.py",
+    "tool_genhints.py",
 ]
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
