@@ -26,6 +26,8 @@ using kernel::swiftsync::OutpointHasher;
 
 namespace {
 
+const CChainParams REGTEST{CChainParams::ForChain(ChainType::REGTEST)};
+
 CScript Script(size_t size, unsigned char first = 0x51)
 {
     std::vector<unsigned char> bytes(size, 0x00);
@@ -151,7 +153,7 @@ ReplayResult ReplayHinted(const std::vector<CBlock>& blocks, const std::vector<s
     for (size_t i = 0; i < blocks.size(); ++i) {
         HintedBlock out;
         BlockValidationState state;
-        if (!ConnectBlockHinted(blocks[i], static_cast<int>(i + 1), hints[i], coinbases, out, state)) {
+        if (!ConnectBlockHinted(blocks[i], static_cast<int>(i + 1), REGTEST, hints[i], coinbases, out, state)) {
             result.reject = state.GetRejectReason();
             return result;
         }
@@ -239,7 +241,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_have_no_index)
     HintedBlock out;
     BlockValidationState state;
     const std::vector<uint32_t> hints{0, 2};
-    BOOST_REQUIRE(ConnectBlockHinted(block, 1, hints, coinbases, out, state));
+    BOOST_REQUIRE(ConnectBlockHinted(block, 1, REGTEST, hints, coinbases, out, state));
     BOOST_REQUIRE_EQUAL(out.kept.size(), 2U);
     BOOST_CHECK_EQUAL(out.kept[0].first.n, 1U);
     BOOST_CHECK_EQUAL(out.kept[1].first.n, 4U);
@@ -250,7 +252,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_have_no_index)
 
     CoinbaseHistory fresh;
     const std::vector<uint32_t> beyond{3};
-    BOOST_CHECK(!ConnectBlockHinted(block, 1, beyond, fresh, out, state));
+    BOOST_CHECK(!ConnectBlockHinted(block, 1, REGTEST, beyond, fresh, out, state));
     BOOST_CHECK_EQUAL(state.GetRejectReason(), "swiftsync-hint-out-of-range");
     BOOST_CHECK_EQUAL(fresh.Size(), 0U);
 }
@@ -286,7 +288,7 @@ BOOST_AUTO_TEST_CASE(reject_reasons)
         coinbases.Add(cb1->GetHash(), 1);
         HintedBlock out;
         BlockValidationState state;
-        const bool ok = ConnectBlockHinted(Block(c.txs), c.height, {}, coinbases, out, state);
+        const bool ok = ConnectBlockHinted(Block(c.txs), c.height, REGTEST, {}, coinbases, out, state);
         BOOST_CHECK_MESSAGE(ok == (c.reason == nullptr), c.name << ": " << state.ToString());
         if (c.reason) {
             BOOST_CHECK_MESSAGE(state.GetRejectReason() == c.reason, c.name << ": " << state.GetRejectReason());

@@ -1,5 +1,7 @@
 #include <kernel/swiftsync/hinted_connect.h>
 
+#include <kernel/swiftsync/spendable.h>
+
 #include <unordered_set>
 
 namespace kernel::swiftsync {
@@ -8,11 +10,6 @@ int CoinbaseHistory::HeightOf(const uint256& txid) const
 {
     const auto it = m_heights.find(txid);
     return it == m_heights.end() ? -1 : it->second;
-}
-
-bool IsHintIndexed(const CTxOut& out, bool coinbase_overwritten)
-{
-    return !coinbase_overwritten && !out.scriptPubKey.IsUnspendable();
 }
 
 namespace {
@@ -60,8 +57,8 @@ private:
 
 } // namespace
 
-bool ConnectBlockHinted(const CBlock& block, int height, std::span<const uint32_t> unspent, CoinbaseHistory& coinbases,
-                        HintedBlock& out, BlockValidationState& state)
+bool ConnectBlockHinted(const CBlock& block, int height, const CChainParams& params, std::span<const uint32_t> unspent,
+                        CoinbaseHistory& coinbases, HintedBlock& out, BlockValidationState& state)
 {
     out = HintedBlock{};
     if (block.vtx.empty()) return state.Invalid("bad-blk-length", "no transactions");
@@ -70,7 +67,7 @@ bool ConnectBlockHinted(const CBlock& block, int height, std::span<const uint32_
     if (coinbases.HeightOf(coinbase_txid) >= 0 && !IsBip30OverwritingBlock(height, hash)) {
         return state.Invalid("bad-txns-BIP30", "tried to overwrite transaction");
     }
-    const bool coinbase_overwritten = IsBip30OverwrittenBlock(hash);
+    const bool coinbase_overwritten = IsOverwrittenCoinbase(height, params);
 
     BlockInputChecks inputs{block, height, coinbases};
     auto hint = unspent.begin();
@@ -88,7 +85,7 @@ bool ConnectBlockHinted(const CBlock& block, int height, std::span<const uint32_
             const CTxOut& txout = tx.vout[n];
             block_outputs += txout.nValue;
             if (!MoneyRange(block_outputs)) return state.Invalid("bad-txns-txouttotal-toolarge", "the block's outputs exceed the money supply");
-            if (!IsHintIndexed(txout, coinbase_overwritten && t == 0)) {
+            if ((coinbase_overwritten && t == 0) || !IsSpendableScript(txout.scriptPubKey)) {
                 out.unspendable_value += txout.nValue;
                 continue;
             }

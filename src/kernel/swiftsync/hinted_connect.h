@@ -24,10 +24,7 @@
 // may claim more than subsidy plus fees of its own block and still pass
 // here; the supply check then fails at H if the excess was not burnt.
 //
-// Spendable outputs, and so hint indices: in block order, every output
-// except those whose script is unspendable (OP_RETURN first, or more than
-// MAX_SCRIPT_SIZE bytes) and the coinbase outputs of the two mainnet
-// blocks whose coinbase BIP30's exceptions overwrote.
+// Which outputs have a hint index: spendable.h.
 
 #include <kernel/chainparams.h>
 #include <kernel/connect.h>
@@ -74,11 +71,8 @@ private:
 // `unspent`: the block's hints, strictly rising. On success `out` holds
 // the block's contribution and the coinbase is in `coinbases`; on failure
 // `state` says why and `coinbases` is unchanged.
-bool ConnectBlockHinted(const CBlock& block, int height, std::span<const uint32_t> unspent, CoinbaseHistory& coinbases,
-                        HintedBlock& out, BlockValidationState& state);
-
-// Whether an output has a hint index (see above).
-bool IsHintIndexed(const CTxOut& out, bool coinbase_overwritten);
+bool ConnectBlockHinted(const CBlock& block, int height, const CChainParams& params, std::span<const uint32_t> unspent,
+                        CoinbaseHistory& coinbases, HintedBlock& out, BlockValidationState& state);
 
 } // namespace kernel::swiftsync
 
