@@ -37,7 +37,8 @@ from test_framework.util import assert_equal, assert_greater_than, assert_in
 # Result fields coinsdb has and Core has not, or Core has and coinsdb not,
 # by command (README, "Where coinsdb still differs").
 OURS_ONLY = {
-    "getblockchaininfo": {"waiting_blocks"},
+    # The SwiftSync object and its members.
+    "getblockchaininfo": {"waiting_blocks", "swiftsync", "status", "height", "blockhash", "hinted_blocks", "seconds", "reason"},
 }
 CORE_ONLY = {
     "getblockchaininfo": {"backgroundvalidation", "snapshotheight", "signet_challenge"},
@@ -81,15 +82,24 @@ def argument_lines(lines):
 
 
 def result_fields(help_sections):
-    """{name: optional?} of every result section's object members."""
+    """{name: optional?} of every result section's object members; a member
+    of an optional object is optional too."""
     fields = {}
     for heading, lines in help_sections.items():
         if not heading.startswith("Result"):
             continue
+        # The open objects and arrays above the line: (indent, optional).
+        enclosing = []
         for line in lines:
-            match = re.match(r'^\s*"(\w+)" : \S+\s+\(([^)]*)\)', line)
+            indent = len(line) - len(line.lstrip())
+            while enclosing and indent <= enclosing[-1][0]:
+                enclosing.pop()
+            match = re.match(r'^\s*"(\w+)" : (\S+)\s+\(([^)]*)\)', line)
             if match:
-                fields[match.group(1)] = "optional" in match.group(2)
+                optional = "optional" in match.group(3) or any(o for _, o in enclosing)
+                fields[match.group(1)] = optional
+                if match.group(2) in ("{", "["):
+                    enclosing.append((indent, optional))
     return fields
 
 

@@ -24,6 +24,7 @@ TEST_EXIT_SKIPPED = 77
 # Longest first, so that with --jobs the slow ones do not start last.
 ALL_TESTS = [
     "feature_kill.py",
+    "feature_swiftsync.py",
     "feature_assumeutxo.py",
     "feature_dbcrash.py",
     "feature_pruning.py",

@@ -15,6 +15,8 @@
 #include <node/init/logging_args.h>
 #include <node/init/process.h>
 #include <node/replay/block_processor_args.h>
+#include <node/replay/hinted_replay.h>
+#include <node/replay/hints_source.h>
 #include <node/rpc/blockchain.h>
 #include <node/rpc/server_args.h>
 #include <node/snapshot/snapshot_args.h>
@@ -97,6 +99,22 @@ void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::fil
     if (!init.block_import.reindex) node.processor->LoadGenesisBlock();
 }
 
+// -swiftsynchints' arguments and file are refused here, before anything
+// is wiped or replayed. A hinted replay's marker left by an earlier run
+// means its chainstate may be partial: it is rebuilt as with
+// -reindex-chainstate.
+void CheckSwiftSyncStart(BlockImportOptions& options, const std::filesystem::path& net_dir)
+{
+    options.swiftsync_dir = SwiftSyncDir(net_dir);
+    options.swiftsync_interrupted = std::filesystem::exists(UnverifiedMarker(options.swiftsync_dir));
+    if (options.swiftsync_interrupted) options.reindex_chainstate = true;
+    try {
+        if (CheckSwiftSyncArgs(options)) OpenHintsFile(options.swiftsync_hints);
+    } catch (const std::runtime_error& e) {
+        throw InitError(e.what());
+    }
+}
+
 // Upstream's ThreadImport: -reindex or -reindex-chainstate, then each
 // -loadblock file.
 void ImportBlocks(NodeContext& node, const BlockImportOptions& options)
@@ -105,6 +123,14 @@ void ImportBlocks(NodeContext& node, const BlockImportOptions& options)
         node.processor->ReindexBlockFiles();
         std::lock_guard lock{node.chainman->Mutex()};
         node.processor->LoadGenesisBlock();
+    }
+    if (options.swiftsync_interrupted) {
+        LogWarning("SwiftSync: the last hinted replay stopped before its check at H; its chainstate was discarded and the stored blocks are replayed again");
+        std::filesystem::remove_all(options.swiftsync_dir);
+    }
+    if (const auto block_hash_at_h = CheckSwiftSyncArgs(options)) {
+        std::lock_guard lock{node.chainman->Mutex()};
+        node.processor->StartHintedReplay(OpenHintsFile(options.swiftsync_hints), *block_hash_at_h, options.swiftsync_dir);
     }
     if (options.reindex_chainstate) {
         std::lock_guard lock{node.chainman->Mutex()};
@@ -116,6 +142,7 @@ void ImportBlocks(NodeContext& node, const BlockImportOptions& options)
         node.processor->ImportFile(file);
     }
     std::lock_guard lock{node.chainman->Mutex()};
+    node.processor->FinishImport();
     const int tip_height = node.processor->ActiveChain().Height();
     LogInfo("Block import finished: tip at height {}", tip_height);
     node.processor->LogPrevoutFetchSummary();
@@ -411,7 +438,8 @@ int AppMain(int argc, char* argv[])
         args.SelectConfigNetwork(*chain_name);
         CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
         const auto net_dir = datadir / params.DataDirName();
-        const InitOptions options = ReadInitArgs(args, net_dir);
+        InitOptions options = ReadInitArgs(args, net_dir);
+        CheckSwiftSyncStart(options.block_import, net_dir);
         CheckDataDirIsOurs(options, datadir);
         CheckReindexSource(options.block_import, net_dir, params);
         if (std::error_code ec; !std::filesystem::create_directories(net_dir, ec) && ec) {

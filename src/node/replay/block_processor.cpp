@@ -271,6 +271,7 @@ bool BlockProcessor::ConnectTip(CBlockIndex& index)
         kept = std::move(read);
     }
     const CBlock& block = *kept;
+    if (m_hinted && index.nHeight > 0) return ConnectHinted(index, block);
     CCoinsViewCache& cache = m_chainstate.CoinsTip();
     kernel::BlockValidationState state;
     CBlockUndo undo;
@@ -297,10 +298,130 @@ bool BlockProcessor::ConnectTip(CBlockIndex& index)
     return true;
 }
 
+bool BlockProcessor::ConnectHinted(CBlockIndex& index, const CBlock& block)
+{
+    std::string failure;
+    if (!m_hinted->ConnectBlock(block, index.nHeight, failure)) {
+        FallBackFromHints(failure);
+        return false;
+    }
+    index.RaiseValidity(BLOCK_VALID_SCRIPTS);
+    m_blockman.SetDirty(index);
+    m_chain.SetTip(&index);
+    ++m_connected_blocks;
+    m_connected_txs += block.vtx.size();
+    if (index.nHeight % 1000 == 0) {
+        LogInfo("SwiftSync: height {} of {} ({:.1f}%), {} coins kept, {} outpoints in the aggregate", index.nHeight, m_hinted->Height(),
+                100.0 * index.nHeight / m_hinted->Height(), m_hinted->KeptCoins(), m_hinted->AggregatedOutpoints());
+    }
+    if (index.nHeight < m_hinted->Height()) {
+        LogUpdateTip(index);
+        return true;
+    }
+    // Block H's UpdateTip line follows the check and the chainstate's
+    // write: a replay's log then ends where its work does.
+    if (index.hash != m_hinted->BlockHashAtH()) {
+        FallBackFromHints(fmt::format("the block at height {} is {}, not {} the hints were made for", index.nHeight, index.hash.GetHex(),
+                                      m_hinted->BlockHashAtH().GetHex()));
+        return false;
+    }
+    if (!m_hinted->Verify(failure)) {
+        FallBackFromHints(failure);
+        return false;
+    }
+    const uint64_t kept = m_hinted->KeptCoins();
+    const uint64_t aggregated = m_hinted->AggregatedOutpoints();
+    const auto hashing = m_hinted->HashingTime();
+    // The index must know every block the chainstate is about to point at.
+    if (!m_blockman.WriteIndex()) throw std::runtime_error("Failed to write the block index");
+    m_hinted->WriteChainstate(m_chainstate, index.hash);
+    m_hinted.reset();
+    m_swiftsync->state = SwiftSyncStatus::State::VERIFIED;
+    m_swiftsync->took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_swiftsync->started);
+    LogInfo("SwiftSync: verified at height {} ({}) in {:.2f}s: {} coins written, {} outpoints hashed into a zero aggregate ({:.2f}s on the hashing thread)",
+            index.nHeight, index.hash.GetHex(), m_swiftsync->took.count() / 1000.0, kept, aggregated, hashing.count() / 1000.0);
+    LogUpdateTip(index);
+    return true;
+}
+
+void BlockProcessor::FallBackFromHints(const std::string& reason)
+{
+    LogWarning("SwiftSync: {}; discarding the unverified chainstate and replaying the stored blocks from genesis without hints", reason);
+    // Nothing below H reached the chainstate database (FlushStateToDisk
+    // writes none of it), so discarding is dropping the gathered coins
+    // and moving the chain back to genesis. The marker goes last.
+    m_hinted.reset();
+    CBlockIndex* genesis = m_blockman.LookupBlockIndex(m_params.GenesisHash());
+    if (!genesis) throw std::logic_error("SwiftSync fall back without a genesis block");
+    m_chain.SetTip(genesis);
+    m_chainstate.SetTip(genesis->hash, 0);
+    std::error_code ec;
+    std::filesystem::remove(UnverifiedMarker(m_swiftsync_dir), ec);
+    m_swiftsync->state = SwiftSyncStatus::State::FELL_BACK;
+    m_swiftsync->reason = reason;
+    m_swiftsync->took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_swiftsync->started);
+}
+
+void BlockProcessor::StartHintedReplay(std::unique_ptr<HintSource> hints, const uint256& block_hash_at_h, const std::filesystem::path& swiftsync_dir)
+{
+    const int tip_height = m_chain.Tip() ? m_chain.Height() : -1;
+    if (tip_height != 0 || m_chainstate.TipHash() != m_params.GenesisHash() || m_chainstate.CoinsDB().Cursor()->Valid()) {
+        LogWarning("SwiftSync: -swiftsynchints ignored: the chainstate is at height {}, and hints apply only to a replay from genesis", tip_height);
+        return;
+    }
+    if (hints->Height() < 1) {
+        LogWarning("SwiftSync: -swiftsynchints ignored: the hints file is for height {}", hints->Height());
+        return;
+    }
+    const int height = hints->Height();
+    // Stored blocks (-reindex-chainstate) tell the block at H before any is
+    // connected: hints for another chain are refused there and then.
+    if (const CBlockIndex* best = m_blockman.BestHeader(); best && best->nHeight >= height) {
+        const CBlockIndex* at_h = best->GetAncestor(height);
+        if (at_h->hash != block_hash_at_h) {
+            throw std::runtime_error(fmt::format("-swiftsyncblockhash: the block at height {} is {}, not {}", height, at_h->hash.GetHex(),
+                                                 block_hash_at_h.GetHex()));
+        }
+    }
+    m_swiftsync_dir = swiftsync_dir;
+    m_hinted = std::make_unique<HintedReplay>(m_params, std::move(hints), block_hash_at_h, swiftsync_dir, m_chainstate.CoinsCacheBudget());
+    m_swiftsync = SwiftSyncStatus{.state = SwiftSyncStatus::State::UNVERIFIED, .height = height, .block_hash = block_hash_at_h};
+    LogInfo("SwiftSync: connecting blocks 1 to {} with hints; the chainstate stays unverified until block {} at height {} checks out",
+            height, block_hash_at_h.GetHex(), height);
+}
+
+std::optional<SwiftSyncStatus> BlockProcessor::GetSwiftSyncStatus() const { return m_swiftsync; }
+
+void BlockProcessor::FinishImport()
+{
+    if (!m_hinted || m_shutdown) return;
+    FallBackFromHints(fmt::format("the blocks ended at height {}, below the hints' height {}", m_chain.Height(), m_hinted->Height()));
+    ActivateBestChain();
+}
+
+std::string ToString(SwiftSyncStatus::State state)
+{
+    switch (state) {
+    case SwiftSyncStatus::State::UNVERIFIED: return "unverified";
+    case SwiftSyncStatus::State::VERIFIED: return "verified";
+    case SwiftSyncStatus::State::FELL_BACK: return "fell back";
+    }
+    return "?";
+}
+
 bool BlockProcessor::DisconnectTip()
 {
     CBlockIndex* tip = m_chain.Tip();
     if (!tip || !tip->pprev) return false;
+    if (m_hinted) {
+        FallBackFromHints(fmt::format("a chain with more work forks below height {}", tip->nHeight));
+        return false;
+    }
+    if (m_swiftsync && m_swiftsync->state == SwiftSyncStatus::State::VERIFIED && tip->nHeight <= m_swiftsync->height) {
+        throw std::runtime_error(fmt::format("Cannot disconnect block {} at height {}: SwiftSync connected the blocks up to height {} "
+                                             "without undo data; restart with -reindex-chainstate",
+                                             tip->hash.GetHex(), tip->nHeight, m_swiftsync->height));
+    }
     CBlock block;
     const auto undo_bytes = m_blockman.ReadUndo(*tip);
     if (!m_blockman.ReadBlock(block, *tip) || !undo_bytes) throw std::runtime_error("Failed to read block or undo data of " + tip->hash.GetHex());
@@ -333,6 +454,9 @@ void BlockProcessor::ActivateBestChainSteps()
         while (m_chain.Tip() && m_chain.Tip() != fork) {
             if (!DisconnectTip()) break;
         }
+        // A hinted replay cannot disconnect: it fell back to genesis
+        // instead, and the fork point is found again from there.
+        if (m_chain.Tip() != fork) continue;
         std::vector<CBlockIndex*> path;
         for (CBlockIndex* index = target; index && index != fork; index = index->pprev) path.push_back(index);
         bool failed = false;
@@ -406,6 +530,17 @@ void BlockProcessor::FlushStateToDisk(FlushMode mode)
     const bool cache_full = m_chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL;
     const bool periodic = now - m_last_write >= m_options.flush_interval;
     const bool prune = m_options.prune_target_bytes > 0 && m_blockman.CalculateCurrentUsage() > m_options.prune_target_bytes;
+    if (m_hinted) {
+        // Below H the chainstate has nothing to write (the kept coins are
+        // in runs) and its best block must stay genesis until H checks
+        // out; and every stored block must stay for a fall back, so no
+        // pruning either. The index is still written.
+        if (mode == FlushMode::ALWAYS || periodic) {
+            if (!m_blockman.WriteIndex()) throw std::runtime_error("Failed to write the block index");
+            m_last_write = now;
+        }
+        return;
+    }
     if (mode == FlushMode::IF_NEEDED && !cache_full && !prune) return;
     if (mode == FlushMode::PERIODIC && !cache_full && !prune && !periodic) return;
 

@@ -11,6 +11,7 @@
 #include <node/blockstorage/blockstorage.h>
 #include <node/blockstorage/chain.h>
 #include <node/chainstate/chainstate.h>
+#include <node/replay/hinted_replay.h>
 
 #include <atomic>
 #include <chrono>
@@ -51,6 +52,23 @@ struct BlockProcessorOptions {
 
 enum class FlushMode { IF_NEEDED, PERIODIC, ALWAYS };
 
+// A hinted replay's outcome, for getblockchaininfo and getchainstates.
+struct SwiftSyncStatus {
+    enum class State {
+        UNVERIFIED, // blocks up to H are being connected with hints
+        VERIFIED,   // the check at H passed; the chainstate is written
+        FELL_BACK,  // a check failed; the blocks were replayed normally
+    };
+    State state{State::UNVERIFIED};
+    int height{0};
+    uint256 block_hash;
+    // FELL_BACK: which check failed.
+    std::string reason{};
+    std::chrono::steady_clock::time_point started{std::chrono::steady_clock::now()};
+    std::chrono::milliseconds took{0};
+};
+std::string ToString(SwiftSyncStatus::State state);
+
 class BlockProcessor
 {
 public:
@@ -87,6 +105,18 @@ public:
 
     void FlushStateToDisk(FlushMode mode);
 
+    // -swiftsynchints: connects blocks 1..H with `hints` (HintedReplay)
+    // from here on. Only on a chainstate at genesis with no coin; otherwise
+    // logs why and changes nothing. Throws when the marker cannot be written.
+    void StartHintedReplay(std::unique_ptr<HintSource> hints, const uint256& block_hash_at_h, const std::filesystem::path& swiftsync_dir);
+    // Once StartHintedReplay started one: its state.
+    std::optional<SwiftSyncStatus> GetSwiftSyncStatus() const;
+    // The end of an import: a hinted replay that did not reach H (the
+    // blocks ended, or one was refused on arrival) falls back, so that the
+    // chainstate is never left unverified once the node is idle. Not when
+    // shutting down: the marker makes the next start replay again.
+    void FinishImport();
+
     // Adds a header without its block (submitheader): checked alone
     // (kernel::CheckBlockHeader) and refused as "bad-prevblk" when its
     // parent is invalid. nullptr, with state saying why, when refused; the
@@ -119,6 +149,10 @@ private:
     void RollForwardCrashedFlush(const std::vector<uint256>& heads);
     void LogUpdateTip(const CBlockIndex& index) const;
     void PruneIfNeeded();
+    // ConnectTip below and at H. False after a fall back (the chain is back
+    // at genesis and the next ActivateBestChain step replays normally).
+    bool ConnectHinted(CBlockIndex& index, const CBlock& block);
+    void FallBackFromHints(const std::string& reason);
 
     const CChainParams& m_params;
     BlockManager& m_blockman;
@@ -162,6 +196,11 @@ private:
     // Stored blocks waiting for an ancestor's data, by parent.
     std::multimap<CBlockIndex*, CBlockIndex*> m_unlinked;
     std::set<const CBlockIndex*> m_linked;
+
+    // Set from StartHintedReplay until block H is verified or a check fails.
+    std::unique_ptr<HintedReplay> m_hinted;
+    std::optional<SwiftSyncStatus> m_swiftsync;
+    std::filesystem::path m_swiftsync_dir;
 
     std::chrono::steady_clock::time_point m_last_write{std::chrono::steady_clock::now()};
     uint64_t m_connected_blocks{0};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 namespace node {
 
@@ -23,6 +24,8 @@ void RegisterBlockReplayOptions(ArgsManager& args)
     args.AddArg("-reindex-chainstate", "Wipe the chainstate and rebuild it from the stored blocks (default: 0)", F::NONE, opts);
     const std::string debug = "Debugging/Testing options";
     args.AddArg("-stopafterblockimport", "Stop running after importing blocks from disk: -reindex, -reindex-chainstate and every -loadblock file (default: 0)", F::DEBUG_ONLY, debug);
+    args.AddArg("-swiftsynchints=<file>", "Replay blocks 1 to H with a SwiftSync hints file for height H (BIP 456 version 0, as coinsdb-genhints writes it): the outputs it names as unspent at H are written once at H, every other output and every input only update a salted aggregate that must be zero at H. Needs -swiftsyncblockhash and -loadblock or -reindex-chainstate, and a chainstate at genesis. Until block H checks out the chainstate is unverified; if a check fails, the blocks are replayed again without hints. Blocks below H get no undo data: no reorganisation below H is possible afterwards (-reindex-chainstate rebuilds). With -prune, nothing is pruned until H checks out (default: none)", F::NONE, opts);
+    args.AddArg("-swiftsyncblockhash=<hash>", "The hash of the block at the height of -swiftsynchints' file: the file does not name its block (default: none)", F::NONE, opts);
     args.AddIntArg("-flushinterval=<n>", "Write the coins cache to disk at least every <n> seconds while replaying blocks (default: " + std::to_string(DEFAULT_FLUSH_INTERVAL_SECONDS) + ")", F::DEBUG_ONLY, debug, ArgsManager::IntForm::Positive());
 }
 
@@ -64,7 +67,26 @@ BlockImportOptions ReadBlockImportArgs(const ArgsManager& args)
     options.loadblock_files = args.GetArgs("loadblock");
     options.loadblock_given = args.IsArgSet("loadblock");
     options.stop_after_block_import = args.GetBoolArg("stopafterblockimport", options.stop_after_block_import);
+    options.swiftsync_hints = args.GetArg("swiftsynchints").value_or("");
+    options.swiftsync_block_hash = args.GetArg("swiftsyncblockhash").value_or("");
     return options;
+}
+
+std::optional<uint256> CheckSwiftSyncArgs(const BlockImportOptions& options)
+{
+    if (options.swiftsync_hints.empty()) {
+        if (!options.swiftsync_block_hash.empty()) throw std::runtime_error("-swiftsyncblockhash needs -swiftsynchints");
+        return std::nullopt;
+    }
+    if (options.swiftsync_block_hash.empty()) {
+        throw std::runtime_error("-swiftsynchints needs -swiftsyncblockhash=<hash of the block at the hints' height>");
+    }
+    const auto hash = uint256::FromHex(options.swiftsync_block_hash);
+    if (!hash) throw std::runtime_error("-swiftsyncblockhash: '" + options.swiftsync_block_hash + "' is not a block hash (64 hex digits)");
+    if (!options.reindex_chainstate && options.loadblock_files.empty()) {
+        throw std::runtime_error("-swiftsynchints needs blocks to replay: -loadblock or -reindex-chainstate");
+    }
+    return hash;
 }
 
 } // namespace node

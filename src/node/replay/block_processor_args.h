@@ -7,7 +7,10 @@
 // runs. A new replay option is added here and, if the processor takes it,
 // to BlockProcessorOptions.
 
+#include <uint256.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +22,8 @@ namespace node {
 struct BlockProcessorOptions;
 
 // -loadblock, -prevoutfetchthreads, -reindex, -reindex-chainstate,
-// -stopatheight, -stopafterblockimport and -flushinterval.
+// -stopatheight, -stopafterblockimport, -flushinterval, -swiftsynchints and
+// -swiftsyncblockhash.
 void RegisterBlockReplayOptions(ArgsManager& args);
 
 // -prevoutfetchthreads, value by value (Core's rules):
@@ -57,10 +61,25 @@ struct BlockImportOptions {
     bool loadblock_given{false};
     // -stopafterblockimport
     bool stop_after_block_import{false};
+    // -swiftsynchints and -swiftsyncblockhash, as given; CheckSwiftSyncArgs
+    // refuses one without the other and a hash that does not parse.
+    std::string swiftsync_hints;
+    std::string swiftsync_block_hash;
+    // A hinted replay's marker was found at start-up: the chainstate was
+    // discarded (as -reindex-chainstate does) and is rebuilt.
+    bool swiftsync_interrupted{false};
+    // Where a hinted replay keeps its runs and marker (SwiftSyncDir).
+    std::filesystem::path swiftsync_dir;
 };
 
 // Reads BlockImportOptions.
 BlockImportOptions ReadBlockImportArgs(const ArgsManager& args);
+
+// -swiftsynchints needs -swiftsyncblockhash (the hints file does not name
+// its block) and a block source (-loadblock or -reindex-chainstate). The
+// hash of the block at H, or nullopt without hints. Throws
+// std::runtime_error with the message for start-up to print.
+std::optional<uint256> CheckSwiftSyncArgs(const BlockImportOptions& options);
 
 } // namespace node
 

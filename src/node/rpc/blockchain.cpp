@@ -3,6 +3,7 @@
 #include <kernel/pow.h>
 #include <node/chainstate/chain_info.h>
 #include <node/init/context.h>
+#include <node/replay/block_processor.h>
 #include <node/rpc/util.h>
 #include <rpc/help.h>
 #include <rpc/protocol.h>
@@ -84,6 +85,36 @@ void AddTipTarget(json& result, const CBlockIndex& tip)
     result["difficulty"] = GetDifficulty(tip.nBits);
 }
 
+// A hinted replay's state: until "verified", the chainstate is not the
+// UTXO set at its best block's height.
+std::optional<json> SwiftSyncInfo(const NodeContext& node)
+{
+    if (!node.processor) return std::nullopt;
+    const auto status = node.processor->GetSwiftSyncStatus();
+    if (!status) return std::nullopt;
+    json info{
+        {"status", ToString(status->state)},
+        {"height", status->height},
+        {"blockhash", status->block_hash.GetHex()},
+    };
+    if (status->state == SwiftSyncStatus::State::UNVERIFIED) {
+        info["hinted_blocks"] = node.processor->ActiveChain().Height();
+    } else {
+        info["seconds"] = status->took.count() / 1000.0;
+    }
+    if (!status->reason.empty()) info["reason"] = status->reason;
+    return info;
+}
+
+// Whether `chainstate` is the normal one while a hinted replay has not
+// checked out yet.
+bool SwiftSyncUnverified(const NodeContext& node, const Chainstate& chainstate)
+{
+    if (!node.processor || chainstate.Snapshot()) return false;
+    const auto status = node.processor->GetSwiftSyncStatus();
+    return status && status->state == SwiftSyncStatus::State::UNVERIFIED;
+}
+
 json GetChainstates(NodeContext& node, const JSONRPCRequest&)
 {
     std::lock_guard lock{node.chainman->Mutex()};
@@ -96,7 +127,7 @@ json GetChainstates(NodeContext& node, const JSONRPCRequest&)
             {"verificationprogress", VerificationProgress(node, *chainstate)},
             {"coins_db_cache_bytes", node.cache_sizes->coins_db},
             {"coins_tip_cache_bytes", chainstate->CoinsCacheBudget()},
-            {"validated", !chainstate->Snapshot().has_value()},
+            {"validated", !chainstate->Snapshot().has_value() && !SwiftSyncUnverified(node, *chainstate)},
         };
         if (const CBlockIndex* tip = TipIndex(node, *chainstate)) AddTipTarget(entry, *tip);
         if (chainstate->Snapshot()) entry["snapshot_blockhash"] = chainstate->Snapshot()->blockhash.GetHex();
@@ -138,6 +169,7 @@ json GetBlockchainInfo(NodeContext& node, const JSONRPCRequest&)
         result["prune_target_size"] = prune_target;
     }
     if (node.processor) result["waiting_blocks"] = node.processor->WaitingBlocks();
+    if (auto swiftsync = SwiftSyncInfo(node)) result["swiftsync"] = std::move(*swiftsync);
     result["warnings"] = json::array({"coinsdb does not verify scripts or signatures: blocks are checked and replayed for their "
                                       "UTXO changes only"});
     return result;
@@ -200,6 +232,21 @@ using T = RPCResult::Type;
 constexpr auto REQUIRED = RPCArg::Need::REQUIRED;
 constexpr auto OPTIONAL = RPCArg::Need::OPTIONAL;
 
+// The "swiftsync" object, present once -swiftsynchints started a replay.
+RPCResult SwiftSyncResult()
+{
+    return {T::OBJ, "swiftsync", "A SwiftSync hinted replay (-swiftsynchints); only once one started", {
+        {T::STR, "status", "\"unverified\": blocks up to height are being connected with hints, and the chainstate is not the "
+                           "UTXO set of any block yet; \"verified\": the check at height passed and the chainstate was written; "
+                           "\"fell back\": a check failed and the blocks are replayed without hints"},
+        {T::NUM, "height", "H, the height of the hints file"},
+        {T::STR_HEX, "blockhash", "The block at H the hints were made for (-swiftsyncblockhash)"},
+        {T::NUM, "hinted_blocks", "Blocks connected with hints so far (only while unverified)", {}, true},
+        {T::NUM, "seconds", "From the start of the hinted replay to its verification or fall back", {}, true},
+        {T::STR, "reason", "Why it fell back (only then)", {}, true},
+    }, true};
+}
+
 // The target fields of a chain's tip, optional where the tip's header may
 // be unknown (a snapshot loaded without its headers).
 std::vector<RPCResult> TipTargetResults()
@@ -234,6 +281,7 @@ RPCHelp GetBlockchainInfoHelp()
              {T::NUM, "prune_target_size", "The -prune target in bytes (only when pruning)", {}, true},
              {T::NUM, "waiting_blocks", "Blocks read by an import that wait for their parent (coinsdb's own; only while blocks "
                                         "are replayed)", {}, true},
+             SwiftSyncResult(),
              {T::ARR, "warnings", "Warnings about the node and its chain", {{T::STR, "", "A warning"}}},
          }) {
         fields.push_back(std::move(field));
@@ -258,7 +306,8 @@ RPCHelp GetChainstatesHelp()
              {T::STR_HEX, "snapshot_blockhash", "The block its snapshot was taken at (only for a snapshot chainstate)", {}, true},
              {T::NUM, "coins_db_cache_bytes", "Bytes of LevelDB cache for its chainstate database"},
              {T::NUM, "coins_tip_cache_bytes", "Bytes its in-memory coins cache may use"},
-             {T::BOOL, "validated", "False for a snapshot chainstate, whose coins were trusted rather than replayed from blocks"},
+             {T::BOOL, "validated", "False for a snapshot chainstate, whose coins were trusted rather than replayed from blocks, "
+                                    "and for a chainstate a SwiftSync hinted replay has not checked yet"},
          }) {
         fields.push_back(std::move(field));
     }
