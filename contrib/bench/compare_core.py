@@ -19,6 +19,10 @@ Workloads (--workload):
             Bitcoin Core replays it under -assumevalid: the chain's headers
             are submitted first, buried under --bury generated empty-block
             headers so that its scripts are old enough to be skipped.
+            --hints adds a third node, coinsdb with SwiftSync hints for the
+            tip (-swiftsynchints, made once by coinsdb-genhints from the first
+            coinsdb run's datadir), alternated with the two others; its
+            tables against Core and against coinsdb follow the first.
 
 Both nodes must end at the same hash_serialized_3: after the first run of
 each node, the node is restarted (untimed) and asked for gettxoutsetinfo.
@@ -209,6 +213,21 @@ class Replay:
         self.headers = read_chain_headers(self.path)
         self.blocks = len(self.headers)
         self.core_template = None
+        self.hints_path = self.path.with_suffix(".hints") if opts.chain is None else work / (self.path.stem + ".hints")
+        self.hints_info = None
+
+    def make_hints(self, tools, datadir):
+        """--hints: coinsdb-genhints for the chain's tip, from a stopped
+        coinsdb node's datadir at the tip (made once, then kept)."""
+        info_path = self.hints_path.with_suffix(".json")
+        if not (self.hints_path.exists() and info_path.exists()):
+            progress(f"genhints for height {self.blocks} from {datadir}")
+            self.hints_path.unlink(missing_ok=True)
+            info = run_tool([tools / "coinsdb-genhints", f"-output={self.hints_path}", f"-datadir={datadir}",
+                             f"-loadblock={self.path}"])
+            info_path.write_text(json.dumps(info))
+        self.hints_info = json.loads(info_path.read_text())
+        progress(f"hints {self.hints_path}: {self.hints_info}")
 
     def prepare_core(self, node):
         """Core's replay template: a datadir holding the chain's headers and
@@ -231,6 +250,8 @@ class Replay:
         # and compactions. Both nodes log the same lines.
         args = node.base_args(datadir, self.opts.dbcache) + [f"-loadblock={self.path}", f"-stopatheight={self.blocks}",
                                                              "-debug=bench", "-debug=leveldb"]
+        if node.kind == "hinted":
+            args += [f"-swiftsynchints={self.hints_path}", f"-swiftsyncblockhash={self.hints_info['blockhash']}"]
         if self.opts.prune:
             args.append(f"-prune={self.opts.prune}")
         if node.kind == "core":
@@ -363,20 +384,23 @@ def ratio(a, b):
 # pair shares the machine's state of the moment, which the medians of
 # separate runs do not. A target met by the median but missed by a pair is
 # on the line.
-def pair_ratios(results, key):
-    return [ratio(a.get(key), b.get(key)) for a, b in zip(results["coinsdb"], results["core"])]
+def pair_ratios(results, key, a="coinsdb", b="core"):
+    return [ratio(x.get(key), y.get(key)) for x, y in zip(results[a], results[b])]
 
 
-def summarize(workload, results):
+def summarize(workload, results, a="coinsdb", b="core"):
+    """The medians of kinds a and b (coinsdb and core, or with --hints the
+    hinted coinsdb against either), stored under the keys coinsdb and core
+    whatever a and b are."""
     summary = {}
     for key, *_ in METRICS[workload]:
-        a, b = median_of(results["coinsdb"], key), median_of(results["core"], key)
-        summary[key] = {"coinsdb": a, "core": b, "ratio": ratio(a, b), "pairs": pair_ratios(results, key)}
+        x, y = median_of(results[a], key), median_of(results[b], key)
+        summary[key] = {"coinsdb": x, "core": y, "ratio": ratio(x, y), "pairs": pair_ratios(results, key, a, b)}
     return summary
 
 
-def print_table(workload, summary, runs):
-    rows = [("metric", f"coinsdb (median of {runs})", f"core (median of {runs})", "coinsdb/core", "per pair")]
+def print_table(workload, summary, runs, a="coinsdb", b="core"):
+    rows = [("metric", f"{a} (median of {runs})", f"{b} (median of {runs})", f"{a}/{b}", "per pair")]
     share = lambda r: "-" if r is None else f"{r:.2f}"
     for key, label, fmt, unit in METRICS[workload]:
         s = summary[key]
@@ -410,6 +434,9 @@ def parse_args():
     p.add_argument("--seed", type=int, default=1, help="generator seed (default: 1)")
     p.add_argument("--dbcache", type=int, default=450, help="-dbcache in MiB for both nodes (default: 450)")
     p.add_argument("--prune", type=int, default=0, help="replay: -prune target in MiB for both nodes, 0 for none (default: 0)")
+    p.add_argument("--hints", action="store_true",
+                   help="replay: also run coinsdb with SwiftSync hints for the tip (coinsdb-genhints, from the first coinsdb "
+                        "run's datadir), alternated with the other two, and print its tables against Core and coinsdb")
     p.add_argument("--runs", type=int, default=3, help="runs per node (default: 3)")
     p.add_argument("--workdir", type=Path, help="datadirs, logs and generated files (default: a new temporary directory)")
     p.add_argument("--keep", action="store_true", help="keep the work directory (a given --workdir is always kept)")
@@ -456,6 +483,10 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     (work / "logs").mkdir(exist_ok=True)
     nodes = [Node("coinsdb", coinsdb_bin, opts.port), Node("core", core_bin, opts.port + 1)]
+    if opts.hints:
+        if opts.workload != "replay":
+            fail("--hints is for the replay workload")
+        nodes.append(Node("hinted", coinsdb_bin, opts.port + 2))
     datadirs = {node.kind: work / f"datadir-{node.kind}" for node in nodes}
     results = {node.kind: [] for node in nodes}
     hashes = {}
@@ -484,6 +515,8 @@ def main():
                     hashes[node.kind] = json.loads(node.cli("gettxoutsetinfo"))["hash_serialized_3"]
                     node.stop()
                     progress(f"{node.kind}: hash_serialized_3 {hashes[node.kind]}")
+                    if opts.hints and node.kind == "coinsdb":
+                        workload.make_hints(coinsdb_tools, datadirs["coinsdb"])
     finally:
         Node.kill_all()
         if not opts.keep and made_workdir:
@@ -494,20 +527,27 @@ def main():
     summary = summarize(opts.workload, results)
     print()
     print_table(opts.workload, summary, opts.runs)
-    same = hashes["coinsdb"] == hashes["core"]
+    hinted = {}
+    if opts.hints:
+        for other in ("core", "coinsdb"):
+            hinted[other] = summarize(opts.workload, results, "hinted", other)
+            print()
+            print_table(opts.workload, hinted[other], opts.runs, "hinted", other)
+    same = len(set(hashes.values())) == 1
     if opts.json:
         opts.json.write_text(json.dumps({
             "workload": opts.workload, "dbcache_mib": opts.dbcache, "runs": opts.runs,
             "input": str(workload.path), "coins": getattr(workload, "coins", None),
             "blocks": getattr(workload, "blocks", None), "hash_serialized_3": hashes, "hashes_match": same,
             "coinsdb_bin": str(coinsdb_bin), "core_bin": str(core_bin),
-            "results": results, "medians": summary}, indent=2) + "\n")
+            "results": results, "medians": summary, "hinted_medians": hinted,
+            "hints": getattr(workload, "hints_info", None)}, indent=2) + "\n")
         print(f"wrote {opts.json}")
     if not same:
-        print("\n" + "!" * 72 + f"\n!!! hash_serialized_3 DIFFERS: coinsdb {hashes['coinsdb']}\n"
-              f"!!!                              core    {hashes['core']}\n" + "!" * 72, file=sys.stderr)
+        print("\n" + "!" * 72 + "\n!!! hash_serialized_3 DIFFERS: " +
+              "\n!!!                              ".join(f"{kind} {h}" for kind, h in hashes.items()) + "\n" + "!" * 72, file=sys.stderr)
         sys.exit(1)
-    print(f"both nodes end at hash_serialized_3 {hashes['coinsdb']}")
+    print(f"{' and '.join(hashes)} end at hash_serialized_3 {hashes['coinsdb']}")
 
 
 if __name__ == "__main__":
