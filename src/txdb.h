@@ -107,6 +107,16 @@ public:
     // flush is no longer crash-safe on its own, but a load in key order
     // no longer makes every LevelDB table span all the coins (txdb.cpp).
     void SetBulkLoad(bool bulk_load) { m_bulk_load = bulk_load; }
+
+    // Coins in strictly rising key order, straight into an empty database,
+    // as a bulk load's flush writes them (table files LevelDB takes as they
+    // are, no crash markers) but without a cache in between: `produce`
+    // calls its argument once per coin. 'B' becomes best_block, after the
+    // coins. For a
+    // caller whose own marker stands for the write until it ends (a
+    // SwiftSync replay's); std::logic_error when the database holds a coin.
+    using CoinSink = std::function<void(const COutPoint&, const Coin&)>;
+    void WriteSortedCoins(const std::function<void(const CoinSink&)>& produce, const uint256& best_block);
     bool IsBulkLoad() const { return m_bulk_load; }
 
     const CoinsViewOptions& GetOptions() const { return m_options; }

@@ -1081,6 +1081,37 @@ BOOST_AUTO_TEST_CASE(sorted_first_write_ingests_between_markers, *boost::unit_te
     BOOST_CHECK_EQUAL(CountPresent(db, spent), 0U);
 }
 
+// WriteSortedCoins: coins in key order straight into an empty database,
+// as table files, with 'B' and no crash marker; refused once it holds one.
+BOOST_AUTO_TEST_CASE(write_sorted_coins_into_an_empty_database, *boost::unit_test::precondition(IngestAvailable))
+{
+    TempDirFixture tmp;
+    const auto coins = MakeCoins(300, 0xe7);
+    const uint256 best = Hash(0xe8, 0x01);
+    const auto path = tmp.m_path / "chainstate";
+    {
+        // A best block already there, as a new chainstate's first write
+        // leaves it: the run still goes under it.
+        CCoinsViewDB db{OnDisk(path), CoinsViewOptions{}};
+        FlaggedMap{}.WriteTo(db, Hash(0xe8, 0x00));
+    }
+    CCoinsViewDB db{OnDisk(path), CoinsViewOptions{.batch_write_bytes = 2000}};
+    const auto produce = [&](const CCoinsViewDB::CoinSink& sink) {
+        for (const auto& [outpoint, coin] : coins) sink(outpoint, coin);
+    };
+    db.WriteSortedCoins(produce, best);
+    BOOST_CHECK_EQUAL(db.LastFlushStats().changed, coins.size());
+    BOOST_CHECK_GT(db.LastFlushStats().ingested, 1U);
+    BOOST_CHECK_GT(db.GetDB().IngestedFiles(), 0U);
+    BOOST_CHECK_EQUAL(db.GetBestBlock().GetHex(), best.GetHex());
+    BOOST_CHECK(db.GetHeadBlocks().empty());
+    CheckAllPresent(db, coins);
+    size_t walked = 0;
+    for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) ++walked;
+    BOOST_CHECK_EQUAL(walked, coins.size());
+    BOOST_CHECK_THROW(db.WriteSortedCoins([](const CCoinsViewDB::CoinSink&) {}, best), std::logic_error);
+}
+
 BOOST_AUTO_TEST_CASE(failed_write_keeps_unwritten_entries)
 {
     struct Case {
