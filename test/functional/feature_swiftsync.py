@@ -104,6 +104,9 @@ class SwiftSyncTest(BitcoinTestFramework):
         log, stats, info = self.hinted(blk_file, self.hints_file("true.hints", truth), hash_at_h)
         assert_equal(stats, self.reference)
         assert "SwiftSync: verified at height %d (%s)" % (HINTS_HEIGHT, hash_at_h) in log, log[-3000:]
+        # The coins at H went into table files LevelDB took as they were.
+        assert re.search(r"Wrote \d+ coins in key order in \d+ batches", log)
+        assert "writing a run of table files through LevelDB's log instead" not in log
         assert_equal(info["swiftsync"]["status"], "verified")
         assert_equal(info["swiftsync"]["height"], HINTS_HEIGHT)
         assert_equal(info["swiftsync"]["blockhash"], hash_at_h)

@@ -72,11 +72,6 @@ void CoinRuns::Add(const COutPoint& outpoint, Coin&& coin)
     if (m_memory + (m_coins.capacity() - m_coins.size()) * sizeof(m_coins[0]) >= m_budget) WriteRun();
 }
 
-void CoinRuns::WriteRemainder()
-{
-    if (!m_coins.empty()) WriteRun();
-}
-
 void CoinRuns::WriteRun()
 {
     std::ranges::sort(m_coins, ByOutpoint);

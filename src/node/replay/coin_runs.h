@@ -45,10 +45,6 @@ public:
     // Throws std::runtime_error when a run cannot be written.
     void Add(const COutPoint& outpoint, Coin&& coin);
 
-    // Writes the coins still in memory out as a run, so that a merge needs
-    // no more memory than its read buffers (1 MiB per run).
-    void WriteRemainder();
-
     // Every coin added, once each, in key order. Throws std::runtime_error
     // for a run that does not read back, and std::logic_error for an
     // outpoint added twice (the hinted replay checks duplicate coinbase

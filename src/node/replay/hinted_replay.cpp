@@ -206,23 +206,14 @@ void HintedReplay::WriteChainstate(Chainstate& chainstate, const uint256& hash_a
 {
     CCoinsViewCache& cache = chainstate.CoinsTip();
     if (cache.GetCacheSize() != 0) throw std::logic_error("HintedReplay: the coins cache is not empty at H");
-    m_runs.WriteRemainder();
-    cache.ReserveEntries(std::min<uint64_t>({m_runs.Count(), chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY,
-                                             CCoinsViewCache::MAX_ENTRIES}));
-    // The marker, not crash markers, protects these flushes: a start that
-    // finds it discards the chainstate, as a snapshot load's missing
-    // base_blockhash file does.
-    chainstate.CoinsDB().SetBulkLoad(true);
-    m_runs.Merge([&](const COutPoint& outpoint, Coin&& coin) {
-        cache.EmplaceNewCoinInternalDANGER(COutPoint{outpoint}, std::move(coin));
-        if (chainstate.GetCoinsCacheSizeState() == CoinsCacheSizeState::CRITICAL) {
-            cache.SetBestBlock(hash_at_h);
-            chainstate.Flush();
-        }
-    });
+    // Straight from the merge into the database, in key order: the coins
+    // never enter the cache, so the memory is the runs' read buffers plus
+    // a write batch. The marker, not crash markers, protects the write.
+    chainstate.CoinsDB().WriteSortedCoins([&](const CCoinsViewDB::CoinSink& sink) { m_runs.Merge(sink); }, hash_at_h);
+    // The cache was told its parent had no coin (Chainstate's constructor);
+    // now the parent has them all. Reset ends that, with nothing to lose.
+    cache.Reset();
     chainstate.SetTip(hash_at_h, m_height);
-    chainstate.Flush();
-    chainstate.CoinsDB().SetBulkLoad(false);
     const auto marker = UnverifiedMarker(m_dir);
     std::filesystem::remove(marker);
     SyncPath(m_dir, O_RDONLY | O_DIRECTORY);
