@@ -230,6 +230,7 @@ GeneratedHintsInfo GenerateHintsFile(const std::filesystem::path& output, const 
             for (uint32_t index = 0; index < outputs.size(); ++index) {
                 if (coins.Find(outputs[index])) hints.push_back(index);
             }
+            info.outputs += outputs.size();
             writer.Append(hints);
         });
         writer.Finish();
@@ -250,6 +251,7 @@ std::string HintsInfoJson(const GeneratedHintsInfo& info, const std::filesystem:
         {"sha256", info.file_sha256.GetHex()},
         {"bytes", info.file_bytes},
         {"coins", info.coins},
+        {"outputs", info.outputs},
         {"seconds", std::round(info.seconds * 1000) / 1000},
     };
     return json.dump();

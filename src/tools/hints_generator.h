@@ -56,6 +56,9 @@ struct GeneratedHintsInfo {
     int height{0};
     uint256 block_hash;
     uint64_t coins{0};
+    // Spendable outputs of blocks 1..H: what the file's indices range over
+    // (its size per output is comparable across chains).
+    uint64_t outputs{0};
     uint64_t file_bytes{0};
     uint256 file_sha256;
     double seconds{0};

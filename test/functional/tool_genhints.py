@@ -4,7 +4,8 @@ dumptxoutset snapshot and from the stopped node's chainstate (with
 -loadblock's file, and with the datadir's own block files) are the same
 bytes; the SHA-256 and block hash it prints are the file's and the tip's;
 the outputs the file names, decoded against the blocks, are exactly the
-snapshot's coins; a snapshot at another height is refused with -height,
+snapshot's coins, and the spendable outputs it counts are the blocks'; a
+snapshot at another height is refused with -height,
 and an existing output file is not overwritten.
 """
 
@@ -13,7 +14,9 @@ import json
 import os
 import subprocess
 
+from test_framework.blocktools import read_block_records
 from test_framework.chaingen import generate_chain
+from test_framework.hints import parse_block, spendable
 from test_framework.snapshot import Snapshot, hash_to_hex
 from test_framework.test_framework import BitcoinTestFramework
 from test_framework.util import assert_equal
@@ -68,6 +71,11 @@ class GenHintsTest(BitcoinTestFramework):
         assert_equal(report["height"], BLOCKS)
         assert_equal(report["blockhash"], tip)
         assert_equal(report["coins"], len(coins.coins))
+        # The spendable outputs of blocks 1..H, counted here from the blocks.
+        blocks = read_block_records(chain)
+        blocks = blocks[1:] if blocks[0][4:36] == b"\0" * 32 else blocks
+        assert_equal(report["outputs"], sum(1 for raw in blocks[:BLOCKS] for _, _, outputs in parse_block(raw)
+                                            for _, script in outputs if spendable(script)))
         assert_equal(report["sha256"], sha256_file(from_snapshot))
         assert_equal(report["bytes"], os.path.getsize(from_snapshot))
         with open(from_snapshot, "rb") as f:
