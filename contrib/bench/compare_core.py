@@ -219,7 +219,7 @@ class Replay:
     def make_hints(self, tools, datadir):
         """--hints: coinsdb-genhints for the chain's tip, from a stopped
         coinsdb node's datadir at the tip (made once, then kept)."""
-        info_path = self.hints_path.with_suffix(".json")
+        info_path = self.hints_path.with_name(self.hints_path.name + ".json")
         if not (self.hints_path.exists() and info_path.exists()):
             progress(f"genhints for height {self.blocks} from {datadir}")
             self.hints_path.unlink(missing_ok=True)
