@@ -11,8 +11,10 @@
 #     -d MIB     -dbcache (default: 100)
 #     -p MIB     -prune target, 0 for none (default: 0)
 #     -o DIR     output: perf.data, the datadir's debug.log, report.txt (default: profile-out)
+#     -x ARG     one more bitcoind argument (repeatable)
 #   e.g. contrib/bench/profile_replay.sh -d 100            (a small cache over a large set)
 #        contrib/bench/profile_replay.sh -d 2000 -p 550    (pruned, the set in the cache)
+#        contrib/bench/profile_replay.sh -d 100 -c chain.dat -x -swiftsynchints=chain.hints -x -swiftsyncblockhash=<tip>
 #
 # perf samples cpu-clock at 250 Hz with DWARF call graphs (this machine
 # kind has no hardware counters; frame pointers are not kept by Debian's
@@ -22,11 +24,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=$top/build/src chain= blocks=2000 utxos=6000000 seed=7 dbcache=100 prune=0 out=profile-out
-while getopts "b:c:n:u:s:d:p:o:" opt; do
+bin=$top/build/src chain= blocks=2000 utxos=6000000 seed=7 dbcache=100 prune=0 out=profile-out extra=()
+while getopts "b:c:n:u:s:d:p:o:x:" opt; do
   case $opt in
     b) bin=$OPTARG ;; c) chain=$OPTARG ;; n) blocks=$OPTARG ;; u) utxos=$OPTARG ;; s) seed=$OPTARG ;;
-    d) dbcache=$OPTARG ;; p) prune=$OPTARG ;; o) out=$OPTARG ;;
+    d) dbcache=$OPTARG ;; p) prune=$OPTARG ;; o) out=$OPTARG ;; x) extra+=("$OPTARG") ;;
     *) exit 2 ;;
   esac
 done
@@ -49,6 +51,7 @@ flags=(-regtest "-datadir=$datadir" "-dbcache=$dbcache" -listen=0 -connect=0 -bl
        -printtoconsole=0 -daemon=0 -logtimemicros -debug=coindb -debug=bench
        "-loadblock=$chain" "-stopatheight=$height")
 [ "$prune" = 0 ] || flags+=("-prune=$prune")
+flags+=("${extra[@]}")
 echo "profiling: bitcoind ${flags[*]}" >&2
 LD_LIBRARY_PATH=$lib perf record -F 250 --call-graph dwarf,16384 -o "$out/perf.data" -- "$bin/bitcoind" "${flags[@]}" >&2
 cp "$datadir/regtest/debug.log" "$out/debug.log"
