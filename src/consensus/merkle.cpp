@@ -4,8 +4,7 @@
 
 namespace {
 
-// writer is reused for every pair of a tree (GetHash leaves it empty):
-// making a hasher costs OpenSSL two allocations, more than hashing 64 bytes.
+// writer is reused for every pair of a tree (GetHash leaves it empty).
 uint256 HashPair(HashWriter& writer, const uint256& left, const uint256& right)
 {
     writer << left << right;

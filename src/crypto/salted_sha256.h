@@ -9,9 +9,7 @@
 // SHA-256 of a fixed 32-byte salt followed by a short message, for hashing
 // millions of small messages under one salt (SwiftSync's aggregate hashes
 // every outpoint a replay creates or spends). The salt is absorbed once;
-// each message then starts from a copy of that state. OpenSSL's one-shot
-// context API is used rather than CSHA256's EVP objects: its per-message
-// cost is a struct copy instead of an EVP init and finalize.
+// each message then starts from a copy of that state.
 class SaltedSha256
 {
 public:

@@ -1,58 +1,50 @@
+// SHA256_Init and friends are deprecated in OpenSSL 3 in favour of EVP, but
+// remain in libcrypto on the same code path (SHA extensions where the CPU
+// has them). Through EVP, every digest cost an init that looks the
+// provider's context up and allocates: more than hashing a txid or a
+// merkle node (bench_coinsdb --benchmark_filter='Sha256d|MerkleRoot').
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include <crypto/sha256.h>
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
+#include <cstring>
+#include <new>
 #include <stdexcept>
-
-struct CSHA256::Impl {
-    EVP_MD_CTX* ctx{EVP_MD_CTX_new()};
-    ~Impl() { EVP_MD_CTX_free(ctx); }
-};
 
 namespace {
 void Check(int ok, const char* what)
 {
     if (ok != 1) throw std::runtime_error(std::string{"OpenSSL SHA-256 failure in "} + what);
 }
-
-// The provider's SHA-256, fetched once. Handing EVP_DigestInit_ex the
-// legacy EVP_sha256() makes OpenSSL 3 look the implementation up again on
-// every init, behind a read-write lock: with a txid, a merkle node or a
-// block hash per init, that lookup cost block replay more than the hashing.
-const EVP_MD* FetchedSha256()
-{
-    static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    if (!md) throw std::runtime_error("OpenSSL SHA-256 failure in EVP_MD_fetch");
-    return md;
-}
 } // namespace
 
-CSHA256::CSHA256() : m_impl{std::make_unique<Impl>()}
-{
-    if (!m_impl->ctx) throw std::bad_alloc{};
-    Reset();
-}
+static_assert(sizeof(SHA256_CTX) <= CSHA256::STATE_BYTES, "CSHA256::STATE_BYTES cannot hold OpenSSL's SHA256_CTX");
+static_assert(alignof(SHA256_CTX) <= alignof(std::max_align_t));
 
-CSHA256::~CSHA256() = default;
-CSHA256::CSHA256(CSHA256&&) noexcept = default;
-CSHA256& CSHA256::operator=(CSHA256&&) noexcept = default;
+namespace {
+SHA256_CTX* Ctx(std::byte* state) { return std::launder(reinterpret_cast<SHA256_CTX*>(state)); }
+} // namespace
+
+CSHA256::CSHA256() { Reset(); }
 
 CSHA256& CSHA256::Write(std::span<const unsigned char> data)
 {
-    Check(EVP_DigestUpdate(m_impl->ctx, data.data(), data.size()), "EVP_DigestUpdate");
+    Check(SHA256_Update(Ctx(m_state), data.data(), data.size()), "SHA256_Update");
     return *this;
 }
 
 void CSHA256::Finalize(std::span<unsigned char, OUTPUT_SIZE> out)
 {
-    unsigned int written = 0;
-    Check(EVP_DigestFinal_ex(m_impl->ctx, out.data(), &written), "EVP_DigestFinal_ex");
+    Check(SHA256_Final(out.data(), Ctx(m_state)), "SHA256_Final");
     Reset();
 }
 
 CSHA256& CSHA256::Reset()
 {
-    Check(EVP_DigestInit_ex(m_impl->ctx, FetchedSha256(), nullptr), "EVP_DigestInit_ex");
+    new (m_state) SHA256_CTX;
+    Check(SHA256_Init(Ctx(m_state)), "SHA256_Init");
     return *this;
 }
 
