@@ -1,7 +1,9 @@
 // CoinRuns (node/replay/coin_runs.h), the external sort of a hinted
 // replay's kept coins: against a std::map model, with budgets that make
-// one run, several, or none; a repeated outpoint is refused; the run files
-// go away with the object.
+// one run, several, or none, and chunk sizes that leave one sorted chunk in
+// memory or many (sorted on the second thread); a repeated outpoint is
+// refused, whether the two are in runs or in chunks; the run files go away
+// with the object.
 
 #include <node/replay/coin_runs.h>
 #include <test/util/random.h>
@@ -32,15 +34,27 @@ BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
     struct Case {
         size_t coins;
         size_t budget;
+        size_t chunk_coins;
         size_t min_runs;
         size_t max_runs;
+        // Sorted chunks still in memory before the merge.
+        size_t min_chunks;
     };
-    for (const Case& c : {Case{0, 1 << 20, 0, 0}, Case{3000, 1 << 24, 0, 0}, Case{3000, 100'000, 2, 1000}, Case{3000, 1, 2900, 3000}}) {
-        TestRand rand{c.coins + c.budget};
+    const size_t def{CoinRuns::DEFAULT_CHUNK_COINS};
+    for (const Case& c : {
+             Case{0, 1 << 20, def, 0, 0, 0},
+             Case{3000, 1 << 24, def, 0, 0, 0},
+             Case{3000, 100'000, def, 2, 1000, 0},
+             Case{3000, 1, def, 2900, 3000, 0},
+             Case{3000, 1 << 24, 256, 0, 0, 10},
+             Case{3000, 1 << 24, 1, 0, 0, 2900},
+             Case{3000, 100'000, 64, 2, 1000, 0},
+         }) {
+        TestRand rand{c.coins + c.budget + c.chunk_coins};
         std::map<COutPoint, Coin> model;
         const auto dir = m_path / "runs";
         {
-            CoinRuns runs{dir, c.budget};
+            CoinRuns runs{dir, c.budget, c.chunk_coins};
             for (size_t i = 0; i < c.coins; ++i) {
                 // Some txids with many outputs, to cover the index order.
                 const COutPoint outpoint{rand.OneIn(4) && !model.empty() ? model.begin()->first.hash : rand.Hash(), static_cast<uint32_t>(rand.Below(20'000))};
@@ -51,7 +65,8 @@ BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
             }
             BOOST_CHECK_EQUAL(runs.Count(), model.size());
             BOOST_CHECK_MESSAGE(runs.Runs() >= c.min_runs && runs.Runs() <= c.max_runs, runs.Runs() << " runs for budget " << c.budget);
-                    BOOST_CHECK(runs.MemoryUsage() < c.budget || c.budget == 1);
+            BOOST_CHECK_MESSAGE(runs.Chunks() >= c.min_chunks, runs.Chunks() << " chunks of " << c.chunk_coins);
+            BOOST_CHECK(runs.MemoryUsage() < c.budget || c.budget == 1);
             auto expected = model.begin();
             runs.Merge([&](const COutPoint& outpoint, Coin&& coin) {
                 BOOST_REQUIRE(expected != model.end());
@@ -77,6 +92,19 @@ BOOST_AUTO_TEST_CASE(an_outpoint_kept_twice_is_refused)
     for (int i = 0; i < 50; ++i) runs.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
     runs.Add(outpoint, RandomCoin(rand));
     BOOST_CHECK_GE(runs.Runs(), 1U);
+    BOOST_CHECK_THROW(runs.Merge([](const COutPoint&, Coin&&) {}), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(an_outpoint_kept_twice_in_two_chunks_is_refused)
+{
+    TestRand rand{11};
+    CoinRuns runs{m_path / "runs", 1 << 24, 8};
+    const COutPoint outpoint{rand.Hash(), 3};
+    runs.Add(outpoint, RandomCoin(rand));
+    for (int i = 0; i < 50; ++i) runs.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
+    runs.Add(outpoint, RandomCoin(rand));
+    BOOST_CHECK_EQUAL(runs.Runs(), 0U);
+    BOOST_CHECK_GE(runs.Chunks(), 2U);
     BOOST_CHECK_THROW(runs.Merge([](const COutPoint&, Coin&&) {}), std::logic_error);
 }
 

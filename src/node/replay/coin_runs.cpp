@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -18,8 +17,18 @@ constexpr size_t RUN_IO_BUFFER_BYTES = size_t{1} << 20;
 
 bool ByOutpoint(const std::pair<COutPoint, Coin>& a, const std::pair<COutPoint, Coin>& b) { return a.first < b.first; }
 
-// One run being read back during a merge.
-class RunReader
+// One sorted source of a k-way merge: a run file or a chunk in memory.
+class SortedSource
+{
+public:
+    virtual ~SortedSource() = default;
+    // Moves to the next coin; false at the end.
+    virtual bool Advance() = 0;
+    virtual const COutPoint& Outpoint() const = 0;
+    virtual Coin& CurrentCoin() = 0;
+};
+
+class RunReader final : public SortedSource
 {
 public:
     explicit RunReader(const std::filesystem::path& path)
@@ -29,27 +38,76 @@ public:
         m_reader = std::make_unique<BufferedFileReader>(m_file, RUN_IO_BUFFER_BYTES);
     }
 
-    // False at the end of the file.
-    bool Next(COutPoint& outpoint, Coin& coin)
+    bool Advance() override
     {
         if (m_reader->AtEnd()) return false;
         try {
-            *m_reader >> outpoint >> coin;
+            *m_reader >> m_outpoint >> m_coin;
         } catch (const std::ios_base::failure& e) {
             throw std::runtime_error(fmt::format("The SwiftSync run {} does not read back: {}", m_path.string(), e.what()));
         }
         return true;
     }
+    const COutPoint& Outpoint() const override { return m_outpoint; }
+    Coin& CurrentCoin() override { return m_coin; }
 
 private:
     AutoFile m_file;
     std::filesystem::path m_path;
     std::unique_ptr<BufferedFileReader> m_reader;
+    COutPoint m_outpoint;
+    Coin m_coin;
 };
+
+// Coins are moved out of the chunk as the merge takes them, not copied.
+class ChunkReader final : public SortedSource
+{
+public:
+    explicit ChunkReader(std::vector<std::pair<COutPoint, Coin>>& chunk) : m_chunk{chunk} {}
+
+    bool Advance() override { return ++m_next <= m_chunk.size(); }
+    const COutPoint& Outpoint() const override { return m_chunk[m_next - 1].first; }
+    Coin& CurrentCoin() override { return m_chunk[m_next - 1].second; }
+
+private:
+    std::vector<std::pair<COutPoint, Coin>>& m_chunk;
+    size_t m_next{0};
+};
+
+// Every coin of `sources`, in key order, to `sink`, each source being in
+// key order. Throws std::logic_error for an outpoint seen twice.
+void MergeSources(std::vector<std::unique_ptr<SortedSource>>& sources, const std::function<void(const COutPoint&, Coin&&)>& sink)
+{
+    // A min-heap of the sources by their current outpoint.
+    const auto later = [&](size_t a, size_t b) { return sources[b]->Outpoint() < sources[a]->Outpoint(); };
+    std::vector<size_t> heap;
+    for (size_t source = 0; source < sources.size(); ++source) {
+        if (sources[source]->Advance()) heap.push_back(source);
+    }
+    std::ranges::make_heap(heap, later);
+
+    std::optional<COutPoint> previous;
+    while (!heap.empty()) {
+        std::ranges::pop_heap(heap, later);
+        SortedSource& source = *sources[heap.back()];
+        const COutPoint& outpoint = source.Outpoint();
+        if (previous && !(*previous < outpoint)) {
+            throw std::logic_error(fmt::format("SwiftSync: the coin {}:{} was kept twice", outpoint.hash.GetHex(), outpoint.n));
+        }
+        previous = outpoint;
+        sink(outpoint, std::move(source.CurrentCoin()));
+        if (source.Advance()) {
+            std::ranges::push_heap(heap, later);
+        } else {
+            heap.pop_back();
+        }
+    }
+}
 
 } // namespace
 
-CoinRuns::CoinRuns(std::filesystem::path dir, size_t memory_budget) : m_dir{std::move(dir)}, m_budget{memory_budget}
+CoinRuns::CoinRuns(std::filesystem::path dir, size_t memory_budget, size_t chunk_coins)
+    : m_dir{std::move(dir)}, m_budget{memory_budget}, m_chunk_coins{std::max<size_t>(chunk_coins, 1)}
 {
     std::filesystem::remove_all(m_dir);
     std::filesystem::create_directories(m_dir);
@@ -57,6 +115,8 @@ CoinRuns::CoinRuns(std::filesystem::path dir, size_t memory_budget) : m_dir{std:
 
 CoinRuns::~CoinRuns()
 {
+    // The sorting thread may still hold a chunk.
+    if (m_sorting.valid()) m_sorting.wait();
     std::error_code ec;
     std::filesystem::remove_all(m_dir, ec);
 }
@@ -65,84 +125,80 @@ size_t CoinRuns::CoinUsage(const Coin& coin) { return sizeof(std::pair<COutPoint
 
 void CoinRuns::Add(const COutPoint& outpoint, Coin&& coin)
 {
+    // The spare capacity of the chunk being filled counts too: it can
+    // double the array.
+    const auto spare = [&] { return (m_filling.capacity() - m_filling.size()) * sizeof(m_filling[0]); };
+    m_memory -= spare();
     m_memory += CoinUsage(coin);
-    m_coins.emplace_back(outpoint, std::move(coin));
+    m_filling.emplace_back(outpoint, std::move(coin));
+    m_memory += spare();
     ++m_count;
-    // The vector's spare capacity counts too: it can double the array.
-    if (m_memory + (m_coins.capacity() - m_coins.size()) * sizeof(m_coins[0]) >= m_budget) WriteRun();
+    if (m_memory >= m_budget) {
+        WriteRun();
+    } else if (m_filling.size() >= m_chunk_coins) {
+        SortInBackground();
+    }
+}
+
+void CoinRuns::SortInBackground()
+{
+    // One sort at a time: the previous chunk's is long done by now.
+    if (m_sorting.valid()) m_sorting.get();
+    // A sorted chunk keeps no spare capacity.
+    const auto spare = [&] { return (m_filling.capacity() - m_filling.size()) * sizeof(m_filling[0]); };
+    m_memory -= spare();
+    m_filling.shrink_to_fit();
+    m_memory += spare();
+    m_sorted.push_back(std::make_unique<Chunk>(std::move(m_filling)));
+    m_filling = Chunk{};
+    Chunk& chunk = *m_sorted.back();
+    m_sorting = std::async(std::launch::async, [&chunk] { std::ranges::sort(chunk, ByOutpoint); });
+}
+
+void CoinRuns::FinishSorting()
+{
+    if (m_sorting.valid()) m_sorting.get();
+    if (!m_filling.empty()) {
+        std::ranges::sort(m_filling, ByOutpoint);
+        m_sorted.push_back(std::make_unique<Chunk>(std::move(m_filling)));
+        m_filling = Chunk{};
+    }
 }
 
 void CoinRuns::WriteRun()
 {
-    std::ranges::sort(m_coins, ByOutpoint);
+    FinishSorting();
     const auto path = m_dir / fmt::format("run{:05}.dat", m_run_files.size());
     AutoFile file{std::fopen(path.c_str(), "wb")};
     if (file.IsNull()) throw std::runtime_error("Cannot create the SwiftSync run " + path.string());
     std::setvbuf(file.Get(), nullptr, _IOFBF, RUN_IO_BUFFER_BYTES);
+    std::vector<std::unique_ptr<SortedSource>> sources;
+    for (const auto& chunk : m_sorted) sources.push_back(std::make_unique<ChunkReader>(*chunk));
     DataStream record;
     try {
-        for (const auto& [outpoint, coin] : m_coins) {
+        MergeSources(sources, [&](const COutPoint& outpoint, Coin&& coin) {
             record.Clear();
             record << outpoint << coin;
             file.write(record.Unread());
             m_run_bytes += record.size();
-        }
+        });
     } catch (const std::ios_base::failure& e) {
         throw std::runtime_error(fmt::format("Cannot write the SwiftSync run {}: {}", path.string(), e.what()));
     }
     if (file.fclose() != 0) throw std::runtime_error("Cannot write the SwiftSync run " + path.string());
     m_run_files.push_back(path);
-    // Give the memory back, not just the elements.
-    std::vector<std::pair<COutPoint, Coin>>{}.swap(m_coins);
+    m_sorted.clear();
     m_memory = 0;
 }
 
 void CoinRuns::Merge(const std::function<void(const COutPoint&, Coin&&)>& sink)
 {
-    std::ranges::sort(m_coins, ByOutpoint);
-    std::vector<std::unique_ptr<RunReader>> readers;
-    for (const auto& path : m_run_files) readers.push_back(std::make_unique<RunReader>(path));
-
-    // The head of each source: the runs, then the coins still in memory
-    // (source readers.size()).
-    struct Head {
-        COutPoint outpoint;
-        Coin coin;
-        size_t source;
-    };
-    // A min-heap by outpoint.
-    const auto later = [](const Head& a, const Head& b) { return b.outpoint < a.outpoint; };
-    std::vector<Head> heads;
-    size_t next_in_memory = 0;
-    const auto refill = [&](size_t source) {
-        Head head{.outpoint = {}, .coin = {}, .source = source};
-        if (source < readers.size()) {
-            if (!readers[source]->Next(head.outpoint, head.coin)) return;
-        } else {
-            if (next_in_memory == m_coins.size()) return;
-            head.outpoint = m_coins[next_in_memory].first;
-            head.coin = std::move(m_coins[next_in_memory].second);
-            ++next_in_memory;
-        }
-        heads.push_back(std::move(head));
-        std::ranges::push_heap(heads, later);
-    };
-    for (size_t source = 0; source <= readers.size(); ++source) refill(source);
-
-    std::optional<COutPoint> previous;
-    while (!heads.empty()) {
-        std::ranges::pop_heap(heads, later);
-        Head head = std::move(heads.back());
-        heads.pop_back();
-        if (previous && !(*previous < head.outpoint)) {
-            throw std::logic_error(fmt::format("SwiftSync: the coin {}:{} was kept twice", head.outpoint.hash.GetHex(), head.outpoint.n));
-        }
-        previous = head.outpoint;
-        const size_t source = head.source;
-        sink(head.outpoint, std::move(head.coin));
-        refill(source);
-    }
-    std::vector<std::pair<COutPoint, Coin>>{}.swap(m_coins);
+    FinishSorting();
+    std::vector<std::unique_ptr<SortedSource>> sources;
+    for (const auto& path : m_run_files) sources.push_back(std::make_unique<RunReader>(path));
+    for (const auto& chunk : m_sorted) sources.push_back(std::make_unique<ChunkReader>(*chunk));
+    MergeSources(sources, sink);
+    m_sorted.clear();
     m_memory = 0;
 }
 

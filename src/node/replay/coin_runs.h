@@ -3,9 +3,12 @@
 
 // The coins a SwiftSync hinted replay keeps, gathered in block order and
 // handed back in chainstate key order: an external sort. Coins collect in
-// memory up to a budget (the coins cache's: the cache itself stays empty
-// below the hints' height); then they are sorted and written to a run file
-// of their own. Merge() reads every run and what is still in memory back
+// memory in chunks; each full chunk is sorted on a thread of its own while
+// the replay goes on (the sort would otherwise sit on the connecting
+// thread at H, where it cost 0.55 s of a 3.7 s replay of 2M coins). Up to
+// a budget (the coins cache's: the cache itself stays empty below the
+// hints' height); then the sorted chunks are merged into a run file of
+// their own. Merge() reads every run and the chunks still in memory back
 // in one k-way merge, so the chainstate is written once, in key order, the
 // way a snapshot load writes it (bulk load, ingested tables).
 //
@@ -26,6 +29,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -34,10 +39,15 @@ namespace node {
 class CoinRuns
 {
 public:
+    // Coins per chunk: sorted in about 60 ms, so a sort is done long
+    // before the replay fills the next chunk.
+    static constexpr size_t DEFAULT_CHUNK_COINS{size_t{1} << 18};
+
     // `dir` is created, and removed with everything in it by the
     // destructor. `memory_budget`: the bytes gathered coins may take
-    // before they are written out as a run.
-    CoinRuns(std::filesystem::path dir, size_t memory_budget);
+    // before they are written out as a run. `chunk_coins`: coins gathered
+    // before a chunk is handed to the sorting thread.
+    CoinRuns(std::filesystem::path dir, size_t memory_budget, size_t chunk_coins = DEFAULT_CHUNK_COINS);
     ~CoinRuns();
     CoinRuns(const CoinRuns&) = delete;
     CoinRuns& operator=(const CoinRuns&) = delete;
@@ -59,12 +69,26 @@ public:
     // What one gathered coin costs in memory.
     static size_t CoinUsage(const Coin& coin);
 
+    // Sorted chunks still in memory (the one being filled not counted).
+    size_t Chunks() const { return m_sorted.size(); }
+
 private:
+    using Chunk = std::vector<std::pair<COutPoint, Coin>>;
+
+    // Hands the chunk being filled to the sorting thread.
+    void SortInBackground();
+    // Every coin in memory, sorted: waits for the sorting thread.
+    void FinishSorting();
     void WriteRun();
 
     std::filesystem::path m_dir;
     size_t m_budget;
-    std::vector<std::pair<COutPoint, Coin>> m_coins;
+    size_t m_chunk_coins;
+    Chunk m_filling;
+    // unique_ptr: the sorting thread holds a reference to the last one.
+    std::vector<std::unique_ptr<Chunk>> m_sorted;
+    // The last chunk's sort; at most one runs at a time.
+    std::future<void> m_sorting;
     size_t m_memory{0};
     uint64_t m_count{0};
     uint64_t m_run_bytes{0};
