@@ -26,7 +26,10 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using node::BlockManager;
@@ -872,6 +875,41 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
                       }),
                       std::runtime_error);
     BOOST_CHECK_EQUAL(calls, 2u);
+}
+
+BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
+{
+    const auto chain = MakeChain(6);
+    BlockManager blockman{Options()};
+    for (const CBlock& block : chain) AddAndSave(blockman, block);
+    // prepare sees every block, on the scanning thread, before the
+    // callback does; what it marks on the block reaches the callback.
+    std::mutex mutex;
+    std::vector<uint256> prepared;
+    std::set<std::thread::id> prepare_threads;
+    size_t called = 0;
+    const auto scan = BlockManager::ReadBlockFile(
+        blockman.BlockFilePath(0), REGTEST_MAGIC,
+        [&](const std::shared_ptr<const CBlock>& read, uint64_t) {
+            std::lock_guard lock{mutex};
+            BOOST_REQUIRE_LT(called, prepared.size());
+            BOOST_CHECK(prepared[called] == read->GetHash());
+            BOOST_CHECK(read->m_checked);
+            BOOST_CHECK(!prepare_threads.contains(std::this_thread::get_id()));
+            ++called;
+        },
+        blockman.XorKey(),
+        [&](const CBlock& block) {
+            std::lock_guard lock{mutex};
+            BOOST_CHECK(!block.m_checked);
+            prepared.push_back(block.GetHash());
+            prepare_threads.insert(std::this_thread::get_id());
+            block.m_checked = true;
+        });
+    BOOST_REQUIRE(scan);
+    BOOST_CHECK_EQUAL(called, chain.size());
+    BOOST_CHECK_EQUAL(prepared.size(), chain.size());
+    BOOST_CHECK_EQUAL(prepare_threads.size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(read_own_block_files)

@@ -456,7 +456,8 @@ void BlockManager::PruneFiles(const std::vector<int>& files)
 }
 
 std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
-                                                         const BlockFileCallback& callback, const BlockFileXorKey& xor_key)
+                                                         const BlockFileCallback& callback, const BlockFileXorKey& xor_key,
+                                                         const BlockPrepare& prepare)
 {
     AutoFile file{std::fopen(path.c_str(), "rb")};
     std::error_code ec;
@@ -468,7 +469,8 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
 
     // Reading, de-obfuscating and parsing blocks (hashing every txid) is a
     // fifth of a replay's CPU: a thread of its own does it a few blocks
-    // ahead of the callback, on the core the callback leaves idle.
+    // ahead of the callback, on the core the callback leaves idle, and
+    // `prepare` runs there too.
     struct ScannedBlock {
         std::shared_ptr<const CBlock> block;
         uint64_t data_pos;
@@ -483,6 +485,7 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
             ScanRecords(file.Get(), magic, xor_key, [&](std::shared_ptr<const CBlock> block, uint64_t data_pos, uint64_t bytes) {
                 ++scan.blocks;
                 record_bytes += bytes;
+                if (prepare) prepare(*block);
                 return queue.Push({std::move(block), data_pos});
             });
         } catch (...) {

@@ -305,10 +305,15 @@ public:
     // record whose size is out of range or whose block does not parse; a
     // truncated last record ends the scan. nullopt when the file cannot be
     // opened. The block is shared, so a caller that keeps it (ProcessBlock)
-    // does not copy it.
+    // does not copy it. `prepare`, when given, sees each block first, on
+    // the thread that parses ahead of the callbacks: work that needs no
+    // other block (kernel::CheckBlock, which marks a block that passes)
+    // leaves the callback's thread; it must not throw.
     using BlockFileCallback = std::function<void(const std::shared_ptr<const CBlock>& block, uint64_t data_pos)>;
+    using BlockPrepare = std::function<void(const CBlock& block)>;
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
-                                                      const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {});
+                                                      const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {},
+                                                      const BlockPrepare& prepare = {});
 
     // The height blocks_dir/index records for hash, without loading the
     // index: for a chainstate whose blocks are not being replayed (a

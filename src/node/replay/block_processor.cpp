@@ -477,16 +477,28 @@ void BlockProcessor::ActivateBestChainSteps()
     }
 }
 
+BlockManager::BlockPrepare BlockProcessor::CheckAhead() const
+{
+    // The verdict is not kept: a block that passes is marked (m_checked),
+    // so AcceptBlock's CheckBlock returns at once; one that fails is
+    // checked again there, and rejected with its reason in the log.
+    return [this](const CBlock& block) {
+        kernel::BlockValidationState state;
+        kernel::CheckBlock(block, m_params, state);
+    };
+}
+
 void BlockProcessor::ImportFile(const std::filesystem::path& path)
 {
     LogInfo("Importing blocks file {}...", path.string());
     size_t accepted = 0;
-    const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const std::shared_ptr<const CBlock>& block, uint64_t) {
+    const auto process = [&](const std::shared_ptr<const CBlock>& block, uint64_t) {
         if (m_shutdown) return;
         std::lock_guard lock{m_mutex};
         if (ProcessBlock(block)) ++accepted;
         ActivateBestChain();
-    });
+    };
+    const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), process, {}, CheckAhead());
     if (!scan) {
         LogError("Could not open blocks file {}", path.string());
         return;
@@ -502,11 +514,12 @@ size_t BlockProcessor::ReindexBlockFiles()
         const auto path = m_blockman.BlockFilePath(file);
         if (!std::filesystem::exists(path)) break;
         LogInfo("Reindexing block file blk{:05}.dat...", file);
-        const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), [&](const std::shared_ptr<const CBlock>& block, uint64_t data_pos) {
+        const auto index = [&](const std::shared_ptr<const CBlock>& block, uint64_t data_pos) {
             if (m_shutdown) return;
             std::lock_guard lock{m_mutex};
             ProcessBlock(block, FlatFilePos{file, static_cast<unsigned int>(data_pos)});
-        }, m_blockman.XorKey());
+        };
+        const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), index, m_blockman.XorKey(), CheckAhead());
         if (!scan) throw std::runtime_error("Cannot read " + path.string());
         found += scan->blocks;
         LogInfo("Loaded {} blocks from blk{:05}.dat ({} bytes skipped)", scan->blocks, file, scan->skipped_bytes);
