@@ -173,23 +173,32 @@ bool BlockManager::OpenForWrite(FileKind kind, int file)
     return true;
 }
 
-bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos, std::span<const std::byte> payload,
-                               std::span<const std::byte> trailer)
+void BlockManager::StartRecord()
+{
+    m_record.Clear();
+    m_record << m_options.magic;
+    WriteLE(m_record, uint32_t{0});
+}
+
+std::optional<uint32_t> BlockManager::EndPayload()
+{
+    const size_t payload = m_record.size() - STORAGE_HEADER_BYTES;
+    if (payload > UINT32_MAX) return std::nullopt;
+    const auto size = static_cast<uint32_t>(payload);
+    std::memcpy(m_record.data() + m_options.magic.size(), &size, sizeof(size));
+    return size;
+}
+
+bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos)
 {
     if (!OpenForWrite(kind, file)) return false;
     WriteHandle& handle = HandleFor(kind);
-    // The whole record in one buffer, to obfuscate it by its file offset.
-    DataStream record;
-    record.reserve(STORAGE_HEADER_BYTES + payload.size() + trailer.size());
-    record << m_options.magic;
-    WriteLE(record, static_cast<uint32_t>(payload.size()));
-    record.write(payload);
-    record.write(trailer);
-    XorAtOffset(record.MutableUnread(), pos, m_options.xor_key);
+    // The whole record is obfuscated at once, by its file offset.
+    XorAtOffset(m_record.MutableUnread(), pos, m_options.xor_key);
     try {
         if (fseeko(handle.stream->Get(), pos, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
         handle.unsynced = true;
-        handle.stream->write(record.Unread());
+        handle.stream->write(m_record.Unread());
         if (std::fflush(handle.stream->Get()) != 0) throw std::ios_base::failure("fflush failed");
     } catch (const std::ios_base::failure& e) {
         LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, e.what());
@@ -260,19 +269,20 @@ FlatFilePos BlockManager::SaveBlock(const CBlock& block, CBlockIndex& index)
     if (block.GetHash() != index.hash) throw std::logic_error("SaveBlock: the block is not the index entry's");
     if (index.nStatus & BLOCK_HAVE_DATA) return index.GetBlockPos();
 
-    DataStream bytes;
-    bytes << block;
+    StartRecord();
+    m_record << block;
+    const auto size = EndPayload();
     // A file that already holds a block stays below max_blockfile_size (at
     // most 2^32 - 1), so only a lone block in an empty file can overflow.
-    if (bytes.size() > UINT32_MAX - STORAGE_HEADER_BYTES) {
-        LogError("SaveBlock: block {} is too large to store ({} bytes)", index.hash.GetHex(), bytes.size());
+    if (!size || *size > UINT32_MAX - STORAGE_HEADER_BYTES) {
+        LogError("SaveBlock: block {} is too large to store ({} bytes)", index.hash.GetHex(), m_record.size() - STORAGE_HEADER_BYTES);
         return {};
     }
-    const auto add_size = static_cast<unsigned int>(STORAGE_HEADER_BYTES + bytes.size());
+    const auto add_size = static_cast<unsigned int>(STORAGE_HEADER_BYTES + *size);
     const int file = FindBlockFile(add_size);
     CBlockFileInfo& info = m_blockfile_info[file];
     const unsigned int record_pos = info.nSize;
-    if (!WriteRecord(FileKind::BLOCK, file, record_pos, bytes.Unread(), {})) return {};
+    if (!WriteRecord(FileKind::BLOCK, file, record_pos)) return {};
 
     info.nSize += add_size;
     info.AddBlock(static_cast<unsigned int>(index.nHeight), block.nTime);
@@ -343,9 +353,11 @@ bool BlockManager::WriteUndo(std::span<const std::byte> undo, CBlockIndex& index
     }
     const uint256 checksum = UndoChecksum(index.pprev->hash, undo);
     const unsigned int record_pos = info.nUndoSize;
-    if (!WriteRecord(FileKind::UNDO, index.nFile, record_pos, undo, std::as_bytes(std::span{checksum.begin(), checksum.end()}))) {
-        return false;
-    }
+    StartRecord();
+    m_record.write(undo);
+    EndPayload(); // add_size fits 32 bits, checked above
+    m_record.write(std::as_bytes(std::span{checksum.begin(), checksum.end()}));
+    if (!WriteRecord(FileKind::UNDO, index.nFile, record_pos)) return false;
 
     info.nUndoSize += static_cast<unsigned int>(add_size);
     m_dirty_fileinfo.insert(index.nFile);

@@ -50,6 +50,7 @@
 #include <kernel/pow.h>
 #include <node/blockstorage/obfuscation.h>
 #include <primitives/block.h>
+#include <streams.h>
 #include <uint256.h>
 
 #include <cstddef>
@@ -337,8 +338,14 @@ private:
     bool OpenForWrite(FileKind kind, int file);
     bool SyncHandle(WriteHandle& handle);
     void CloseHandle(WriteHandle& handle);
-    bool WriteRecord(FileKind kind, int file, unsigned int pos, std::span<const std::byte> payload,
-                     std::span<const std::byte> trailer);
+    // A record is built in m_record: StartRecord writes the magic and a
+    // blank size, the caller appends the payload, EndPayload fills in its
+    // size, the caller appends any trailer, and WriteRecord obfuscates
+    // and writes the whole at pos.
+    void StartRecord();
+    // The payload's size, or nullopt when it does not fit the 32-bit field.
+    std::optional<uint32_t> EndPayload();
+    bool WriteRecord(FileKind kind, int file, unsigned int pos);
     std::optional<std::vector<std::byte>> ReadRecord(FileKind kind, const FlatFilePos& pos, size_t trailer_bytes) const;
 
     int FindBlockFile(unsigned int add_size);
@@ -365,6 +372,10 @@ private:
 
     WriteHandle m_block_handle;
     WriteHandle m_undo_handle;
+    // Kept from one record to the next, so that a block is serialized once,
+    // into the buffer that is written, and no buffer is allocated and
+    // zeroed per block.
+    DataStream m_record;
 
     // nBits changes once per retarget period, so one entry saves almost all
     // of the 256-bit divisions when loading a long chain.
