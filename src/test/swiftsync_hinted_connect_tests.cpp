@@ -19,6 +19,7 @@
 
 using kernel::BlockValidationState;
 using kernel::swiftsync::AggregateSum;
+using kernel::swiftsync::BlockTables;
 using kernel::swiftsync::CoinbaseHistory;
 using kernel::swiftsync::ConnectBlockHinted;
 using kernel::swiftsync::HintedBlock;
@@ -150,10 +151,11 @@ ReplayResult ReplayHinted(const std::vector<CBlock>& blocks, const std::vector<s
     ReplayResult result;
     const OutpointHasher hasher{kernel::swiftsync::NewSalt()};
     CoinbaseHistory coinbases;
+    BlockTables tables;
     for (size_t i = 0; i < blocks.size(); ++i) {
         HintedBlock out;
         BlockValidationState state;
-        if (!ConnectBlockHinted(blocks[i], static_cast<int>(i + 1), REGTEST, hints[i], coinbases, out, state)) {
+        if (!ConnectBlockHinted(blocks[i], static_cast<int>(i + 1), REGTEST, hints[i], coinbases, tables, out, state)) {
             result.reject = state.GetRejectReason();
             return result;
         }
@@ -241,7 +243,8 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_have_no_index)
     HintedBlock out;
     BlockValidationState state;
     const std::vector<uint32_t> hints{0, 2};
-    BOOST_REQUIRE(ConnectBlockHinted(block, 1, REGTEST, hints, coinbases, out, state));
+    BlockTables tables;
+    BOOST_REQUIRE(ConnectBlockHinted(block, 1, REGTEST, hints, coinbases, tables, out, state));
     BOOST_REQUIRE_EQUAL(out.kept.size(), 2U);
     BOOST_CHECK_EQUAL(out.kept[0].first.n, 1U);
     BOOST_CHECK_EQUAL(out.kept[1].first.n, 4U);
@@ -252,7 +255,7 @@ BOOST_AUTO_TEST_CASE(unspendable_outputs_have_no_index)
 
     CoinbaseHistory fresh;
     const std::vector<uint32_t> beyond{3};
-    BOOST_CHECK(!ConnectBlockHinted(block, 1, REGTEST, beyond, fresh, out, state));
+    BOOST_CHECK(!ConnectBlockHinted(block, 1, REGTEST, beyond, fresh, tables, out, state));
     BOOST_CHECK_EQUAL(state.GetRejectReason(), "swiftsync-hint-out-of-range");
     BOOST_CHECK_EQUAL(fresh.Size(), 0U);
 }
@@ -283,12 +286,15 @@ BOOST_AUTO_TEST_CASE(reject_reasons)
         {"coinbase txid repeated", 101, {cb1}, "bad-txns-BIP30"},
         {"outputs above the supply", 101, {Coinbase(101, {CTxOut{MAX_MONEY, Script(25)}}), Spend({other}, {CTxOut{1, Script(25)}})}, "bad-txns-txouttotal-toolarge"},
     };
+    // One set of tables for every case, as a replay keeps them from block
+    // to block, rejected blocks included.
+    BlockTables tables;
     for (const Case& c : cases) {
         CoinbaseHistory coinbases;
         coinbases.Add(cb1->GetHash(), 1);
         HintedBlock out;
         BlockValidationState state;
-        const bool ok = ConnectBlockHinted(Block(c.txs), c.height, REGTEST, {}, coinbases, out, state);
+        const bool ok = ConnectBlockHinted(Block(c.txs), c.height, REGTEST, {}, coinbases, tables, out, state);
         BOOST_CHECK_MESSAGE(ok == (c.reason == nullptr), c.name << ": " << state.ToString());
         if (c.reason) {
             BOOST_CHECK_MESSAGE(state.GetRejectReason() == c.reason, c.name << ": " << state.GetRejectReason());

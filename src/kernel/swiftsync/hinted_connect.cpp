@@ -2,8 +2,6 @@
 
 #include <kernel/swiftsync/spendable.h>
 
-#include <unordered_set>
-
 namespace kernel::swiftsync {
 
 int CoinbaseHistory::HeightOf(const uint256& txid) const
@@ -19,25 +17,25 @@ namespace {
 class BlockInputChecks
 {
 public:
-    BlockInputChecks(const CBlock& block, int height, const CoinbaseHistory& coinbases)
-        : m_block{block}, m_height{height}, m_coinbases{coinbases}
+    BlockInputChecks(const CBlock& block, int height, const CoinbaseHistory& coinbases, BlockTables& tables)
+        : m_block{block}, m_height{height}, m_coinbases{coinbases}, m_tables{tables}
     {
-        m_positions.reserve(block.vtx.size());
-        for (size_t i = 0; i < block.vtx.size(); ++i) m_positions.emplace(block.vtx[i]->GetHash(), i);
-        m_spent.reserve(block.vtx.size() * 2);
+        size_t inputs = 0;
+        for (const CTransactionRef& tx : block.vtx) inputs += tx->vin.size();
+        m_tables.Start(block.vtx.size(), inputs);
+        for (size_t i = 0; i < block.vtx.size(); ++i) m_tables.AddTxid(block.vtx[i]->GetHash(), static_cast<uint32_t>(i));
     }
 
     bool Check(const COutPoint& prevout, size_t spender, BlockValidationState& state)
     {
-        if (!m_spent.insert(prevout).second) {
+        if (!m_tables.AddSpent(prevout)) {
             return state.Invalid("bad-txns-inputs-missingorspent", "a coin spent twice in one block");
         }
-        if (const auto it = m_positions.find(prevout.hash); it != m_positions.end()) {
-            const size_t creator = it->second;
-            if (creator >= spender || prevout.n >= m_block.vtx[creator]->vout.size()) {
+        if (const auto creator = m_tables.PositionOf(prevout.hash)) {
+            if (*creator >= spender || prevout.n >= m_block.vtx[*creator]->vout.size()) {
                 return state.Invalid("bad-txns-inputs-missingorspent", "spends an output its block has not created before it");
             }
-            if (creator == 0) return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth 0");
+            if (*creator == 0) return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth 0");
             return true;
         }
         const int coinbase_height = m_coinbases.HeightOf(prevout.hash);
@@ -51,14 +49,13 @@ private:
     const CBlock& m_block;
     const int m_height;
     const CoinbaseHistory& m_coinbases;
-    std::unordered_map<uint256, size_t, SaltedCoinsCacheHasher> m_positions;
-    std::unordered_set<COutPoint, SaltedCoinsCacheHasher> m_spent;
+    BlockTables& m_tables;
 };
 
 } // namespace
 
 bool ConnectBlockHinted(const CBlock& block, int height, const CChainParams& params, std::span<const uint32_t> unspent,
-                        CoinbaseHistory& coinbases, HintedBlock& out, BlockValidationState& state)
+                        CoinbaseHistory& coinbases, BlockTables& tables, HintedBlock& out, BlockValidationState& state)
 {
     out = HintedBlock{};
     if (block.vtx.empty()) return state.Invalid("bad-blk-length", "no transactions");
@@ -69,7 +66,7 @@ bool ConnectBlockHinted(const CBlock& block, int height, const CChainParams& par
     }
     const bool coinbase_overwritten = IsOverwrittenCoinbase(height, params);
 
-    BlockInputChecks inputs{block, height, coinbases};
+    BlockInputChecks inputs{block, height, coinbases, tables};
     auto hint = unspent.begin();
     uint32_t index = 0;
     CAmount block_outputs = 0;

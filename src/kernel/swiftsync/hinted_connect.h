@@ -28,6 +28,7 @@
 
 #include <kernel/chainparams.h>
 #include <kernel/connect.h>
+#include <kernel/swiftsync/block_tables.h>
 #include <primitives/amount.h>
 #include <primitives/block.h>
 
@@ -70,9 +71,10 @@ private:
 
 // `unspent`: the block's hints, strictly rising. On success `out` holds
 // the block's contribution and the coinbase is in `coinbases`; on failure
-// `state` says why and `coinbases` is unchanged.
+// `state` says why and `coinbases` is unchanged. `tables`: scratch space,
+// kept by the caller from one block to the next.
 bool ConnectBlockHinted(const CBlock& block, int height, const CChainParams& params, std::span<const uint32_t> unspent,
-                        CoinbaseHistory& coinbases, HintedBlock& out, BlockValidationState& state);
+                        CoinbaseHistory& coinbases, BlockTables& tables, HintedBlock& out, BlockValidationState& state);
 
 } // namespace kernel::swiftsync
 

@@ -164,7 +164,7 @@ bool HintedReplay::ConnectBlock(const CBlock& block, int height, std::string& fa
     }
     kernel::swiftsync::HintedBlock out;
     kernel::BlockValidationState state;
-    if (!kernel::swiftsync::ConnectBlockHinted(block, height, m_params, m_block_hints, m_coinbases, out, state)) {
+    if (!kernel::swiftsync::ConnectBlockHinted(block, height, m_params, m_block_hints, m_coinbases, m_block_tables, out, state)) {
         failure = fmt::format("block {} at height {} failed: {}", block.GetHash().GetHex(), height, state.ToString());
         return false;
     }

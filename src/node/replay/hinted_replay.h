@@ -100,6 +100,7 @@ private:
     CoinRuns m_runs;
     std::unique_ptr<Hasher> m_hasher;
     kernel::swiftsync::CoinbaseHistory m_coinbases;
+    kernel::swiftsync::BlockTables m_block_tables;
     int m_connected_height{0};
     CAmount m_subsidies{0};
     CAmount m_kept_value{0};
