@@ -108,6 +108,22 @@ BOOST_AUTO_TEST_CASE(an_outpoint_kept_twice_in_two_chunks_is_refused)
     BOOST_CHECK_THROW(runs.Merge([](const COutPoint&, Coin&&) {}), std::logic_error);
 }
 
+BOOST_AUTO_TEST_CASE(a_chunk_is_reserved_whole_and_counted)
+{
+    TestRand rand{12};
+    constexpr size_t slot{sizeof(std::pair<COutPoint, Coin>)};
+    // The first coin reserves the whole chunk, and its room counts.
+    CoinRuns big{m_path / "big", size_t{1} << 30, 1000};
+    big.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
+    BOOST_CHECK_GE(big.MemoryUsage(), 1000 * slot);
+    // A small budget reserves a quarter of itself, not a chunk.
+    CoinRuns small{m_path / "small", 400 * slot, 1000};
+    small.Add(COutPoint{rand.Hash(), 0}, RandomCoin(rand));
+    BOOST_CHECK_GE(small.MemoryUsage(), 100 * slot);
+    BOOST_CHECK_LT(small.MemoryUsage(), 200 * slot);
+    BOOST_CHECK_EQUAL(small.Runs(), 0U);
+}
+
 BOOST_AUTO_TEST_CASE(a_damaged_run_is_an_error)
 {
     TestRand rand{10};

@@ -125,10 +125,14 @@ size_t CoinRuns::CoinUsage(const Coin& coin) { return sizeof(std::pair<COutPoint
 
 void CoinRuns::Add(const COutPoint& outpoint, Coin&& coin)
 {
-    // The spare capacity of the chunk being filled counts too: it can
-    // double the array.
+    // The spare capacity of the chunk being filled counts too.
     const auto spare = [&] { return (m_filling.capacity() - m_filling.size()) * sizeof(m_filling[0]); };
     m_memory -= spare();
+    // A new chunk is allocated whole, not grown by doubling, which copied
+    // every coin once more and touched twice the memory. At most a quarter
+    // of the budget (a small one may hold less than a chunk): the room
+    // reserved counts against it.
+    if (m_filling.capacity() == 0) m_filling.reserve(std::clamp<size_t>(m_budget / 4 / sizeof(m_filling[0]), 1, m_chunk_coins));
     m_memory += CoinUsage(coin);
     m_filling.emplace_back(outpoint, std::move(coin));
     m_memory += spare();
