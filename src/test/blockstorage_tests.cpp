@@ -882,7 +882,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     const auto chain = MakeChain(6);
     BlockManager blockman{Options()};
     for (const CBlock& block : chain) AddAndSave(blockman, block);
-    // prepare sees every block, on the scanning thread, before the
+    // prepare sees every block, on a thread of its own, before the
     // callback does; what it marks on the block reaches the callback.
     std::mutex mutex;
     std::vector<uint256> prepared;
@@ -910,6 +910,29 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     BOOST_CHECK_EQUAL(called, chain.size());
     BOOST_CHECK_EQUAL(prepared.size(), chain.size());
     BOOST_CHECK_EQUAL(prepare_threads.size(), 1u);
+
+    // A prepare that throws ends the scan: the blocks before it reach the
+    // callback, none after, and the exception reaches the caller. A
+    // callback that throws stops all three threads (nothing hangs).
+    size_t seen = 0;
+    size_t prepares = 0;
+    BOOST_CHECK_THROW(BlockManager::ReadBlockFile(
+                          blockman.BlockFilePath(0), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) { ++seen; },
+                          blockman.XorKey(),
+                          [&](const CBlock&) {
+                              if (++prepares == 3) throw std::runtime_error{"bad block"};
+                          }),
+                      std::runtime_error);
+    BOOST_CHECK_EQUAL(seen, 2u);
+    seen = 0;
+    BOOST_CHECK_THROW(BlockManager::ReadBlockFile(
+                          blockman.BlockFilePath(0), REGTEST_MAGIC,
+                          [&](const std::shared_ptr<const CBlock>&, uint64_t) {
+                              if (++seen == 2) throw std::runtime_error{"stop here"};
+                          },
+                          blockman.XorKey(), [](const CBlock&) {}),
+                      std::runtime_error);
+    BOOST_CHECK_EQUAL(seen, 2u);
 }
 
 BOOST_AUTO_TEST_CASE(read_own_block_files)

@@ -481,13 +481,17 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
 
     // Reading, de-obfuscating and parsing blocks (hashing every txid) is a
     // fifth of a replay's CPU: a thread of its own does it a few blocks
-    // ahead of the callback, on the core the callback leaves idle, and
-    // `prepare` runs there too.
+    // ahead of the callback, on the core the callback leaves idle.
+    // `prepare`, when given, runs on a second thread between the two: on
+    // the parsing thread it made that thread the critical path of a hinted
+    // replay, whose connecting thread then waited for blocks.
     struct ScannedBlock {
         std::shared_ptr<const CBlock> block;
         uint64_t data_pos;
     };
-    ReadAheadQueue<ScannedBlock> queue{BLOCKS_READ_AHEAD};
+    ReadAheadQueue<ScannedBlock> scanned{BLOCKS_READ_AHEAD};
+    ReadAheadQueue<ScannedBlock> prepared{BLOCKS_READ_AHEAD};
+    ReadAheadQueue<ScannedBlock>& ready = prepare ? prepared : scanned;
     BlockFileScan scan;
     uint64_t record_bytes = 0;
     std::thread scanner{[&] {
@@ -497,28 +501,54 @@ std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::
             ScanRecords(file.Get(), magic, xor_key, [&](std::shared_ptr<const CBlock> block, uint64_t data_pos, uint64_t bytes) {
                 ++scan.blocks;
                 record_bytes += bytes;
-                if (prepare) prepare(*block);
-                return queue.Push({std::move(block), data_pos});
+                return scanned.Push({std::move(block), data_pos});
             });
         } catch (...) {
             error = std::current_exception();
         }
-        queue.Finish(error);
+        scanned.Finish(error);
     }};
-    // However the callbacks end, a throw included, the scanner stops first.
-    struct StopScanner {
-        ReadAheadQueue<ScannedBlock>& queue;
-        std::thread& thread;
-        ~StopScanner()
+    std::thread preparer;
+    if (prepare) {
+        preparer = std::thread{[&] {
+            pthread_setname_np(pthread_self(), "b-prepblocks");
+            std::exception_ptr error;
+            try {
+                while (auto next = scanned.Pop()) {
+                    prepare(*next->block);
+                    if (!prepared.Push(std::move(*next))) break;
+                }
+            } catch (...) {
+                // The scanner's error, or prepare's.
+                error = std::current_exception();
+            }
+            // Stopped early: the scanner stops too.
+            scanned.Stop();
+            prepared.Finish(error);
+        }};
+    }
+    // However the callbacks end, a throw included, the threads stop first.
+    struct StopThreads {
+        ReadAheadQueue<ScannedBlock>& ready;
+        ReadAheadQueue<ScannedBlock>& scanned;
+        std::thread& preparer;
+        std::thread& scanner;
+        ~StopThreads()
         {
-            queue.Stop();
-            thread.join();
+            ready.Stop();
+            scanned.Stop();
+            if (preparer.joinable()) preparer.join();
+            scanner.join();
         }
-    } stop_scanner{queue, scanner};
+    } stop_threads{ready, scanned, preparer, scanner};
 
-    while (auto next = queue.Pop()) {
+    // Blocks given back are freed by the thread that parsed them, at its
+    // next Push: glibc's free of a block from another thread's arena waits
+    // for that arena's lock, which the parsing thread holds in its mallocs
+    // (that wait showed in the prepare thread's profile when it freed them).
+    while (auto next = ready.Pop()) {
         callback(next->block, next->data_pos);
-        queue.GiveBack(std::move(*next));
+        scanned.GiveBack(std::move(*next));
     }
     scan.skipped_bytes = file_size - record_bytes;
     if (scan.skipped_bytes > 0) {

@@ -306,10 +306,11 @@ public:
     // record whose size is out of range or whose block does not parse; a
     // truncated last record ends the scan. nullopt when the file cannot be
     // opened. The block is shared, so a caller that keeps it (ProcessBlock)
-    // does not copy it. `prepare`, when given, sees each block first, on
-    // the thread that parses ahead of the callbacks: work that needs no
-    // other block (kernel::CheckBlock, which marks a block that passes)
-    // leaves the callback's thread; it must not throw.
+    // does not copy it. `prepare`, when given, sees each block first, on a
+    // thread of its own between the one that parses ahead and the
+    // callbacks: work that needs no other block (kernel::CheckBlock, which
+    // marks a block that passes) leaves the callback's thread. An
+    // exception it throws ends the scan and reaches the caller.
     using BlockFileCallback = std::function<void(const std::shared_ptr<const CBlock>& block, uint64_t data_pos)>;
     using BlockPrepare = std::function<void(const CBlock& block)>;
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,

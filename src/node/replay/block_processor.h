@@ -149,9 +149,9 @@ private:
     void RollForwardCrashedFlush(const std::vector<uint256>& heads);
     void LogUpdateTip(const CBlockIndex& index) const;
     void PruneIfNeeded();
-    // For ReadBlockFile: kernel::CheckBlock on the thread that parses
-    // ahead, so that the connecting thread only hashes a block that is
-    // refused.
+    // For ReadBlockFile: kernel::CheckBlock ahead of the connecting
+    // thread (on ReadBlockFile's prepare thread), so that the connecting
+    // thread only hashes a block that is refused.
     BlockManager::BlockPrepare CheckAhead() const;
     // ConnectTip below and at H. False after a fall back (the chain is back
     // at genesis and the next ActivateBestChain step replays normally).
