@@ -846,6 +846,19 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     }
     BOOST_CHECK_EQUAL(scan->skipped_bytes, file.size() - records);
 
+    // The header scan finds the same records, and the one whose block does
+    // not parse (its first 80 bytes are a header all the same); not the
+    // truncated last one.
+    std::vector<uint256> header_hashes;
+    const auto headers = BlockManager::ReadBlockFileHeaders(path, REGTEST_MAGIC, [&](const CBlockHeader& header) { header_hashes.push_back(header.GetHash()); });
+    BOOST_REQUIRE(headers);
+    BOOST_CHECK_EQUAL(*headers, 4u);
+    BOOST_REQUIRE_EQUAL(header_hashes.size(), 4u);
+    BOOST_CHECK(header_hashes[0] == chain[0].GetHash());
+    BOOST_CHECK(header_hashes[1] == chain[1].GetHash());
+    BOOST_CHECK(header_hashes[3] == chain[2].GetHash());
+    BOOST_CHECK(!BlockManager::ReadBlockFileHeaders(m_path / "absent.dat", REGTEST_MAGIC, [](const CBlockHeader&) {}));
+
     // A magic split across the scanner's 64 KiB reads is still found.
     std::vector<unsigned char> split((1 << 16) - 2, 0x00);
     file = split;

@@ -13,6 +13,7 @@
 #include <util/read_ahead_queue.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -465,6 +466,49 @@ void BlockManager::PruneFiles(const std::vector<int>& files)
         if (ec_blk || ec_rev) LogWarning("Prune: could not delete blk/rev ({:05}): {}", file, (ec_blk ? ec_blk : ec_rev).message());
         LogDebug(logging::Category::PRUNE, "Prune: deleted blk/rev ({:05})", file);
     }
+}
+
+std::optional<size_t> BlockManager::ReadBlockFileHeaders(const std::filesystem::path& path, const MessageStartChars& magic,
+                                                         const BlockHeaderCallback& callback, const BlockFileXorKey& xor_key)
+{
+    AutoFile file{std::fopen(path.c_str(), "rb")};
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    if (file.IsNull() || ec) {
+        LogError("ReadBlockFileHeaders: cannot open {}", path.string());
+        return std::nullopt;
+    }
+    std::vector<unsigned char> chunk(SCAN_CHUNK_BYTES);
+    std::array<std::byte, STORAGE_HEADER_BYTES + CBlockHeader::SIZE> head;
+    const auto starts_with_magic = [&] { return std::ranges::equal(std::span{head}.first(magic.size()), std::as_bytes(std::span{magic})); };
+    size_t records = 0;
+    uint64_t from = 0;
+    while (true) {
+        // A record usually starts where the one before ended: looking
+        // there first saves FindMagic's 64 KiB read per record.
+        std::optional<uint64_t> start;
+        if (ReadXored(file.Get(), from, head, xor_key) && starts_with_magic()) {
+            start = from;
+        } else {
+            start = FindMagic(file.Get(), from, magic, chunk, xor_key);
+        }
+        if (!start) break;
+        // As ScanRecords: whatever is wrong, look again one byte further on.
+        from = *start + 1;
+        if (!ReadXored(file.Get(), *start, head, xor_key)) continue;
+        uint32_t size;
+        std::memcpy(&size, head.data() + magic.size(), sizeof(size));
+        if (size < CBlockHeader::SIZE || size > MAX_BLOCK_SERIALIZED_SIZE) continue;
+        // A truncated last record is no block.
+        if (*start + STORAGE_HEADER_BYTES + size > file_size) continue;
+        CBlockHeader header;
+        SpanReader reader{std::span{head}.subspan(STORAGE_HEADER_BYTES)};
+        reader >> header;
+        callback(header);
+        ++records;
+        from = *start + STORAGE_HEADER_BYTES + size;
+    }
+    return records;
 }
 
 std::optional<BlockFileScan> BlockManager::ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,

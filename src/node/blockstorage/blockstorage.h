@@ -317,6 +317,16 @@ public:
                                                       const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {},
                                                       const BlockPrepare& prepare = {});
 
+    // The header of each block record of a blk-format file, in file order,
+    // without reading the rest of the block: for a look at a -loadblock
+    // file's chain before importing it. Finds the records ReadBlockFile
+    // finds, except that a record whose block does not parse is passed on
+    // here (its header is all that is read). The number of records, or
+    // nullopt when the file cannot be opened.
+    using BlockHeaderCallback = std::function<void(const CBlockHeader& header)>;
+    static std::optional<size_t> ReadBlockFileHeaders(const std::filesystem::path& path, const MessageStartChars& magic,
+                                                      const BlockHeaderCallback& callback, const BlockFileXorKey& xor_key = {});
+
     // The height blocks_dir/index records for hash, without loading the
     // index: for a chainstate whose blocks are not being replayed (a
     // snapshot chainstate is active), whose height the index alone knows.
