@@ -9,8 +9,12 @@ below the tip, so the blocks above H replay normally after the check.
 - True hints: the check at H passes ("verified"), the UTXO set equals the
   reference's, and getblockchaininfo reports the hinted replay.
 - A spent output hinted, a hint missing, an index moved by one, an index
-  past the block's outputs, the wrong block hash at H: each falls back,
-  logs which check failed, and ends at the reference's set.
+  past the block's outputs: each falls back, logs which check failed, and
+  ends at the reference's set.
+- The wrong block hash at H: start-up refuses it from the -loadblock
+  file's headers, before anything is replayed. A -loadblock file that
+  ends below H: the replay starts with a warning, falls back at the end
+  of the file, and ends at a normal replay's set.
 - A malformed file (bad magic, wrong version, a height that does not match
   the objects, a truncated object, bytes after the last object) and
   missing or malformed arguments: start-up refuses, nothing is replayed.
@@ -103,6 +107,7 @@ class SwiftSyncTest(BitcoinTestFramework):
         self.log.info("True hints: verified at H, then normal replay to the tip, the reference's set")
         log, stats, info = self.hinted(blk_file, self.hints_file("true.hints", truth), hash_at_h)
         assert_equal(stats, self.reference)
+        assert "SwiftSync: the -loadblock files hold block %s at height %d" % (hash_at_h, HINTS_HEIGHT) in log
         assert "SwiftSync: verified at height %d (%s)" % (HINTS_HEIGHT, hash_at_h) in log, log[-3000:]
         # The coins at H went into table files LevelDB took as they were.
         assert re.search(r"Wrote \d+ coins in key order in \d+ batches", log)
@@ -124,6 +129,7 @@ class SwiftSyncTest(BitcoinTestFramework):
         assert any(r in info["swiftsync"]["reason"] for r in reasons), (reasons, info["swiftsync"]["reason"])
         assert "SwiftSync: " + info["swiftsync"]["reason"] + "; discarding the unverified chainstate" in log
         assert "SwiftSync: verified" not in log
+        return log
 
     def check_wrong_hints(self, blk_file, chain, truth, hash_at_h):
         # A block with a gap in its hints: an output below its last hint
@@ -143,10 +149,24 @@ class SwiftSyncTest(BitcoinTestFramework):
             objects = [change.get(i, o) for i, o in enumerate(truth)]
             self.fell_back(blk_file, self.hints_file("wrong.hints", objects), hash_at_h, reason)
 
-        self.log.info("The wrong block hash at H: falls back")
+        self.log.info("The wrong block hash at H: refused at start-up from the -loadblock file's headers, nothing replayed")
+        node = self.nodes[0]
         other = "11" * 32
-        self.fell_back(blk_file, self.hints_file("true.hints", truth), other,
-                       "the block at height %d is %s, not %s the hints were made for" % (HINTS_HEIGHT, hash_at_h, other))
+        self.wipe(node)
+        node.assert_start_raises_init_error(
+            ["-loadblock=" + blk_file, "-swiftsynchints=" + self.hints_file("true.hints", truth), "-swiftsyncblockhash=" + other],
+            "Error: -swiftsyncblockhash: the block at height %d in the -loadblock files is %s, not %s" % (HINTS_HEIGHT, hash_at_h, other))
+        assert not os.path.exists(os.path.join(node.datadir, "regtest", "swiftsync"))
+        assert not os.path.exists(os.path.join(node.datadir, "regtest", "chainstate"))
+
+        self.log.info("A -loadblock file that stops below H: started anyway (its blocks may be stored already), falls back at its end")
+        short_file = os.path.join(self.options.tmpdir, "short.dat")
+        write_block_records(short_file, chain[:HINTS_HEIGHT - 1])
+        _, short_reference, _ = self.replay(short_file)
+        assert_equal(short_reference["height"], HINTS_HEIGHT - 1)
+        log = self.fell_back(short_file, self.hints_file("true.hints", truth), hash_at_h, "below the hints' height %d" % HINTS_HEIGHT,
+                             expected_stats=short_reference)
+        assert "block headers reach height %d from genesis, below the hints' height %d" % (HINTS_HEIGHT - 1, HINTS_HEIGHT) in log
 
     def check_refused_files(self, blk_file, truth, hash_at_h):
         node = self.nodes[0]

@@ -17,6 +17,7 @@
 #include <node/replay/block_processor_args.h>
 #include <node/replay/hinted_replay.h>
 #include <node/replay/hints_source.h>
+#include <node/replay/loadblock_heights.h>
 #include <node/rpc/blockchain.h>
 #include <node/rpc/server_args.h>
 #include <node/snapshot/snapshot_args.h>
@@ -30,6 +31,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -99,17 +102,48 @@ void SetupBlockReplay(NodeContext& node, const InitOptions& init, const std::fil
     if (!init.block_import.reindex) node.processor->LoadGenesisBlock();
 }
 
+// With -loadblock, the files' block at H must be -swiftsyncblockhash's:
+// their headers are read (a few seconds for mainnet's) so that hints for
+// another chain are refused now, not after replaying every block below H.
+void CheckLoadBlockAtHeight(BlockImportOptions& options, const CChainParams& params, int height, const uint256& hash_at_h)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<std::filesystem::path> files{options.loadblock_files.begin(), options.loadblock_files.end()};
+    const LoadBlockHeights found = FindLoadBlockHeights(files, params, height);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    // The log is not open yet: ImportBlocks writes the line.
+    if (found.max_height < height) {
+        options.swiftsync_headers_warning = true;
+        options.swiftsync_headers_line = fmt::format(
+            "SwiftSync: the -loadblock files' {} block headers reach height {} from genesis, below the hints' height {} (read in {} ms); "
+            "unless the blocks below are stored already, the hinted replay will end below H and replay again without hints",
+            found.headers, found.max_height, height, took.count());
+        return;
+    }
+    if (std::ranges::find(found.at_height, hash_at_h) == found.at_height.end()) {
+        std::string hashes;
+        for (const uint256& hash : found.at_height) hashes += (hashes.empty() ? "" : " or ") + hash.GetHex();
+        throw std::runtime_error(
+            fmt::format("-swiftsyncblockhash: the block at height {} in the -loadblock files is {}, not {}", height, hashes, hash_at_h.GetHex()));
+    }
+    options.swiftsync_headers_line = fmt::format("SwiftSync: the -loadblock files hold block {} at height {} ({} block headers read in {} ms)",
+                                                 hash_at_h.GetHex(), height, found.headers, took.count());
+}
+
 // -swiftsynchints' arguments and file are refused here, before anything
 // is wiped or replayed. A hinted replay's marker left by an earlier run
 // means its chainstate may be partial: it is rebuilt as with
 // -reindex-chainstate.
-void CheckSwiftSyncStart(BlockImportOptions& options, const std::filesystem::path& net_dir)
+void CheckSwiftSyncStart(BlockImportOptions& options, const std::filesystem::path& net_dir, const CChainParams& params)
 {
     options.swiftsync_dir = SwiftSyncDir(net_dir);
     options.swiftsync_interrupted = std::filesystem::exists(UnverifiedMarker(options.swiftsync_dir));
     if (options.swiftsync_interrupted) options.reindex_chainstate = true;
     try {
-        if (CheckSwiftSyncArgs(options)) OpenHintsFile(options.swiftsync_hints);
+        if (const auto hash_at_h = CheckSwiftSyncArgs(options)) {
+            const int height = OpenHintsFile(options.swiftsync_hints)->Height();
+            if (!options.loadblock_files.empty()) CheckLoadBlockAtHeight(options, params, height, *hash_at_h);
+        }
     } catch (const std::runtime_error& e) {
         throw InitError(e.what());
     }
@@ -127,6 +161,11 @@ void ImportBlocks(NodeContext& node, const BlockImportOptions& options)
     if (options.swiftsync_interrupted) {
         LogWarning("SwiftSync: the last hinted replay stopped before its check at H; its chainstate was discarded and the stored blocks are replayed again");
         std::filesystem::remove_all(options.swiftsync_dir);
+    }
+    if (options.swiftsync_headers_warning) {
+        LogWarning("{}", options.swiftsync_headers_line);
+    } else if (!options.swiftsync_headers_line.empty()) {
+        LogInfo("{}", options.swiftsync_headers_line);
     }
     if (const auto block_hash_at_h = CheckSwiftSyncArgs(options)) {
         std::lock_guard lock{node.chainman->Mutex()};
@@ -439,7 +478,7 @@ int AppMain(int argc, char* argv[])
         CChainParams params = CChainParams::ForChain(*ChainTypeFromString(*chain_name));
         const auto net_dir = datadir / params.DataDirName();
         InitOptions options = ReadInitArgs(args, net_dir);
-        CheckSwiftSyncStart(options.block_import, net_dir);
+        CheckSwiftSyncStart(options.block_import, net_dir, params);
         CheckDataDirIsOurs(options, datadir);
         CheckReindexSource(options.block_import, net_dir, params);
         if (std::error_code ec; !std::filesystem::create_directories(net_dir, ec) && ec) {

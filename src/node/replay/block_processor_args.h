@@ -70,6 +70,10 @@ struct BlockImportOptions {
     bool swiftsync_interrupted{false};
     // Where a hinted replay keeps its runs and marker (SwiftSyncDir).
     std::filesystem::path swiftsync_dir;
+    // What the start-up check of the -loadblock files' block at H found,
+    // for the log once it is open: a line, and whether it is a warning.
+    std::string swiftsync_headers_line;
+    bool swiftsync_headers_warning{false};
 };
 
 // Reads BlockImportOptions.
