@@ -37,6 +37,9 @@ THREAD_ROLES = [
     ("BlockProcessor::ImportFile", CRITICAL),
     ("DBImpl::BackgroundCall", "leveldb background compaction"),
     ("ThreadPool::WorkerLoop", "prevout fetch workers"),
+    # ReadBlockFile's prepare thread (BlockProcessor::CheckAhead, whose
+    # frame perf names by a template that the parse below cuts short).
+    ("kernel::CheckBlock", "block checker (CheckBlock ahead)"),
     ("ReadBlockFile", "block file reader (parse, hash)"),
     ("BatchWriter", "flush batch writer"),
     ("CDBBatchWriter", "flush batch writer"),
