@@ -345,7 +345,10 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
             ++changed;
             if (!it->second.coin.IsSpent()) coins.push_back(it);
         }
-        std::ranges::sort(coins, {}, [](const CoinsCachePair* entry) { return entry->first; });
+        // Key order exactly (CoinKeyLess, not COutPoint's order, which
+        // differs for output indices of 16512 and up), so every batch
+        // rises above the one before it.
+        std::ranges::sort(coins, [](const CoinsCachePair* a, const CoinsCachePair* b) { return CoinKeyLess(a->first, b->first); });
         for (const CoinsCachePair* entry : coins) {
             writer.Batch().Write(ConstCoinKey{entry->first}, entry->second.coin);
             writer.EntryDone(nullptr);

@@ -1081,6 +1081,47 @@ BOOST_AUTO_TEST_CASE(sorted_first_write_ingests_between_markers, *boost::unit_te
     BOOST_CHECK_EQUAL(CountPresent(db, spent), 0U);
 }
 
+// The sorted first write orders by the key's bytes, which is not
+// COutPoint's order: VARINT(16511) is ff 7f and VARINT(16512) is 80 80 00,
+// so the larger index has the smaller key. Txids here share their first 8
+// bytes in groups (the sort's prefix ties) and each has outputs on both
+// sides of every VARINT length boundary. In the cache's shuffled order,
+// every batch must still rise above the one before it, so all go into
+// table files; one batch out of key order would go through the log.
+BOOST_AUTO_TEST_CASE(sorted_first_write_orders_by_key_bytes, *boost::unit_test::precondition(IngestAvailable))
+{
+    TempDirFixture tmp;
+    const std::vector<uint32_t> indices{0, 1, 127, 128, 16511, 16512, 2113663, 2113664, UINT32_MAX - 1};
+    std::map<COutPoint, Coin> coins;
+    for (unsigned char group = 0; group < 8; ++group) {
+        for (unsigned char last = 0; last < 6; ++last) {
+            for (const uint32_t n : indices) coins.emplace(COutPoint{Hash(group * 31, last), n}, MakeCoin(static_cast<uint32_t>(coins.size())));
+        }
+    }
+    std::vector<std::pair<COutPoint, Coin>> order(coins.begin(), coins.end());
+    std::mt19937_64 rng{7};
+    std::ranges::shuffle(order, rng);
+    FlaggedMap map;
+    for (auto& [outpoint, coin] : order) map.Add(outpoint, std::move(coin), CCoinsCacheEntry::DIRTY | CCoinsCacheEntry::FRESH);
+
+    CoinsViewOptions options{.batch_write_bytes = 1000};
+    options.sorted_first_write_entries = 10;
+    CCoinsViewDB db{OnDisk(tmp.m_path / "chainstate"), std::move(options)};
+    map.WriteTo(db, Hash(0xe9, 0x01));
+    BOOST_CHECK_GT(db.LastFlushStats().batches, 5U);
+    BOOST_CHECK_EQUAL(db.LastFlushStats().ingested, db.LastFlushStats().batches);
+    CheckAllPresent(db, coins);
+    // The cursor walks in key order: the same order CoinKeyLess gives.
+    std::vector<COutPoint> walked;
+    for (auto cursor = db.Cursor(); cursor->Valid(); cursor->Next()) {
+        COutPoint key;
+        BOOST_REQUIRE(cursor->GetKey(key));
+        walked.push_back(key);
+    }
+    BOOST_CHECK_EQUAL(walked.size(), coins.size());
+    BOOST_CHECK(std::ranges::is_sorted(walked, CoinKeyLess));
+}
+
 // WriteSortedCoins: coins in key order straight into an empty database,
 // as table files, with 'B' and no crash marker; refused once it holds one.
 BOOST_AUTO_TEST_CASE(write_sorted_coins_into_an_empty_database, *boost::unit_test::precondition(IngestAvailable))
