@@ -7,9 +7,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 
@@ -132,6 +133,26 @@ struct VarIntBytes {
     {
         std::ranges::copy(data, bytes.begin() + size);
         size += data.size();
+    }
+};
+
+// A dirty cache entry and the first 8 bytes of its key's txid, read as a
+// big-endian number so that numeric order is byte order. Sorting bare
+// entry pointers read two entries, scattered over the heap, at each of a
+// sort's ~n log n comparisons: 2.1 s of a 2.8 s first flush of 2M coins.
+// With the prefix beside the pointer, a comparison reads an entry only
+// when the prefixes tie (the outputs of one transaction, mostly).
+struct EntryByKey {
+    uint64_t prefix;
+    const CoinsCachePair* entry;
+
+    explicit EntryByKey(const CoinsCachePair* e) : prefix{KeyPrefix(e->first)}, entry{e} {}
+
+    static uint64_t KeyPrefix(const COutPoint& outpoint)
+    {
+        uint64_t word;
+        std::memcpy(&word, outpoint.hash.data(), sizeof(word));
+        return std::endian::native == std::endian::little ? __builtin_bswap64(word) : word;
     }
 };
 
@@ -337,20 +358,31 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
     if (sorted_first) {
         // A database without a coin has none to erase: only unspent coins
         // are written.
-        std::vector<const CoinsCachePair*> coins;
+        std::vector<EntryByKey> coins;
         coins.reserve(cursor.DirtyCount());
         for (auto it = cursor.Begin(); it != cursor.End(); it = cursor.Next(*it)) {
             ++visited;
             if (!it->second.IsDirty()) continue;
             ++changed;
-            if (!it->second.coin.IsSpent()) coins.push_back(it);
+            if (!it->second.coin.IsSpent()) coins.emplace_back(it);
         }
         // Key order exactly (CoinKeyLess, not COutPoint's order, which
         // differs for output indices of 16512 and up), so every batch
         // rises above the one before it.
-        std::ranges::sort(coins, [](const CoinsCachePair* a, const CoinsCachePair* b) { return CoinKeyLess(a->first, b->first); });
-        for (const CoinsCachePair* entry : coins) {
-            writer.Batch().Write(ConstCoinKey{entry->first}, entry->second.coin);
+        std::ranges::sort(coins, [](const EntryByKey& a, const EntryByKey& b) {
+            return a.prefix != b.prefix ? a.prefix < b.prefix : CoinKeyLess(a.entry->first, b.entry->first);
+        });
+        // In key order the entries are scattered over the heap: each would
+        // be a cache miss waited for (half the time of this loop), so the
+        // ones a few places ahead are fetched while this one is serialized.
+        constexpr size_t PREFETCH_AHEAD{16};
+        for (size_t i = 0; i < coins.size(); ++i) {
+            if (i + PREFETCH_AHEAD < coins.size()) {
+                const auto* ahead = reinterpret_cast<const char*>(coins[i + PREFETCH_AHEAD].entry);
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + 64);
+            }
+            writer.Batch().Write(ConstCoinKey{coins[i].entry->first}, coins[i].entry->second.coin);
             writer.EntryDone(nullptr);
         }
     } else {
