@@ -504,6 +504,10 @@ def main():
         for run in range(1, opts.runs + 1):
             for node in nodes:
                 progress(f"run {run} of {opts.runs}: {node.kind} {workload.name} ...")
+                # The run before may have left hundreds of MiB of dirty
+                # pages (Core's replay writes ~930 MiB); written back
+                # during this run, they would slow it and not the other.
+                os.sync()
                 figures = workload.run(node, datadirs[node.kind])
                 results[node.kind].append(figures)
                 shutil.copyfile(node.log_path(), work / "logs" / f"{node.kind}-run{run}.log")
