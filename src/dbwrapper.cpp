@@ -17,6 +17,7 @@
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -318,12 +319,7 @@ struct CDBBatch::Impl {
         if (ascending) {
             std::ranges::reverse(offsets);
         } else {
-            // Equal keys keep their staging order: the last one wins.
-            std::ranges::stable_sort(offsets, [this](size_t a, size_t b) {
-                const leveldb::Slice key_a = KeyAt(a);
-                const leveldb::Slice key_b = KeyAt(b);
-                return dbwrapper_private::CompareKeys({key_a.data(), key_a.size()}, {key_b.data(), key_b.size()}) > 0;
-            });
+            SortDescending();
         }
         const size_t size = Size();
         leveldb::WriteBatch& built = batch.emplace();
@@ -339,6 +335,41 @@ struct CDBBatch::Impl {
         std::vector<char>{}.swap(staged);
         std::vector<size_t>{}.swap(offsets);
         return built;
+    }
+
+    // Offsets in descending key order; equal keys keep their staging order,
+    // so the last one wins. A sort on bare offsets decoded two records of
+    // the staging buffer at each comparison (4.8% of a -dbcache=100
+    // replay's samples, on the connecting thread): each record's first 8
+    // key bytes now sit beside its offset, read as a big-endian number, and
+    // the records are decoded only when those tie (a transaction's outputs).
+    void SortDescending()
+    {
+        struct Keyed {
+            uint64_t prefix;
+            size_t offset;
+        };
+        std::vector<Keyed> keyed;
+        keyed.reserve(offsets.size());
+        for (const size_t offset : offsets) {
+            const leveldb::Slice key = KeyAt(offset);
+            std::array<unsigned char, 8> bytes{};
+            std::memcpy(bytes.data(), key.data(), std::min(key.size(), bytes.size()));
+            uint64_t prefix = 0;
+            for (const unsigned char byte : bytes) prefix = prefix << 8 | byte;
+            keyed.push_back({prefix, offset});
+        }
+        // Total order (key descending, then offset), so an unstable sort
+        // gives what a stable one did. A zero-padded prefix can tie with a
+        // longer key's: the full comparison decides those.
+        std::ranges::sort(keyed, [this](const Keyed& a, const Keyed& b) {
+            if (a.prefix != b.prefix) return a.prefix > b.prefix;
+            const leveldb::Slice key_a = KeyAt(a.offset);
+            const leveldb::Slice key_b = KeyAt(b.offset);
+            const int c = dbwrapper_private::CompareKeys({key_a.data(), key_a.size()}, {key_b.data(), key_b.size()});
+            return c != 0 ? c > 0 : a.offset < b.offset;
+        });
+        for (size_t i = 0; i < keyed.size(); ++i) offsets[i] = keyed[i].offset;
     }
 
     // Records added to a written batch (rare: BatchWrite never does) go after

@@ -506,6 +506,21 @@ BOOST_AUTO_TEST_CASE(batch_is_written_in_descending_key_order)
          {0x70, 0x50, 0x40, 0x30, 0x99, 0x10},
          {0x60},
          false},
+        // The sort compares 8-byte key prefixes first (zero-padded when
+        // shorter): keys that tie there are ordered by all their bytes.
+        {"keys that tie on their first 8 bytes",
+         [](CDBBatch& batch) {
+             batch.Write(Key({'k', 1, 1, 1, 1, 1, 1, 1, 0x05}), Payload(0x05));
+             batch.Write(Key({'k', 1, 1, 1, 1, 1, 1, 1}), Payload(0x04));
+             batch.Write(Key({'k', 1, 1, 1, 1, 1, 1, 1, 0x00}), Payload(0x03));
+             batch.Write(Key({'k', 1, 1, 1, 1, 1, 1, 1, 0x06, 0x00}), Payload(0x06));
+             batch.Write(Key({'k', 0x20}), Payload(0x20));
+             batch.Write(Key({'k', 0x20, 0x00}), Payload(0x21));
+             batch.Write(Key({'k', 0x20}), Payload(0x99)); // again: this one wins
+         },
+         {0x21, 0x99, 0x06, 0x05, 0x03, 0x04},
+         {},
+         false},
     };
     for (const auto& c : cases) {
         BOOST_TEST_CONTEXT(c.name)
