@@ -105,16 +105,44 @@ def replay_figures(lines, blocks):
                if (m := re.search(r"Committed (\d+) changed transaction outputs", line)) and m.group(1) != "0"]
     flushes = [float(m.group(1)) for line in during
                if (m := re.search(r"BatchWrite: write coins cache to disk \(.*\) completed \(([0-9.]+) ?ms\)", line))]
-    # LevelDB's own log lines (-debug=leveldb), of every database the node
-    # has (the chainstate and the small block index): tables made from a
-    # memtable, tables a compaction wrote, and the compactions.
-    level0 = [int(m.group(1)) for line in during if (m := re.search(r"Level-0 table #\d+: (\d+) bytes", line))]
-    generated = [int(m.group(1)) for line in during if (m := re.search(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes", line))]
-    compactions = sum(1 for line in during if re.search(r"Compacting \d+@\d+ \+ \d+@\d+ files", line))
     return {"import_s": end - start, "coin_writes": len(written), "coins_written": sum(written),
-            "flush_count": len(flushes), "flush_ms_sum": sum(flushes),
-            "memtable_tables_mib": sum(level0) / MIB, "compacted_mib": sum(generated) / MIB,
-            "compactions": compactions}
+            "flush_count": len(flushes), "flush_ms_sum": sum(flushes), **leveldb_writes(during)}
+
+
+def leveldb_writes(lines):
+    """LevelDB's own log lines (-debug=leveldb), of every database the node
+    has (the chainstate and the small block index): tables made from a
+    memtable, tables a compaction wrote, and the compactions."""
+    level0 = [int(m.group(1)) for line in lines if (m := re.search(r"Level-0 table #\d+: (\d+) bytes", line))]
+    generated = [int(m.group(1)) for line in lines if (m := re.search(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes", line))]
+    compactions = sum(1 for line in lines if re.search(r"Compacting \d+@\d+ \+ \d+@\d+ files", line))
+    return {"memtable_tables_mib": sum(level0) / MIB, "compacted_mib": sum(generated) / MIB, "compactions": compactions}
+
+
+def after_import_figures(lines):
+    """What LevelDB wrote over a restart after the import (`lines`, the
+    restart's part of debug.log): a compaction storm after an import shows
+    here, in tables written by a node with nothing to import."""
+    writes = leveldb_writes(lines)
+    return {"after_import_mib": writes["memtable_tables_mib"] + writes["compacted_mib"],
+            "after_import_compactions": writes["compactions"]}
+
+
+LEVELDB_LINE = re.compile(r"Level-0 table #|Compacting \d+@|Generated table #|compacted to:|Moved #\d+ to level")
+
+
+def wait_leveldb_idle(node, first_line, quiet_s=15, limit_s=300):
+    """Waits until the node's debug.log has had no LevelDB table or
+    compaction line, from line first_line on, for quiet_s seconds (LevelDB
+    logs each table a compaction writes, so a running compaction is not
+    quiet that long), or limit_s in all."""
+    started = last_seen = time.monotonic()
+    seen = 0
+    while time.monotonic() - last_seen < quiet_s and time.monotonic() - started < limit_s:
+        time.sleep(1)
+        count = sum(1 for line in node.log_lines()[first_line:] if LEVELDB_LINE.search(line))
+        if count != seen:
+            seen, last_seen = count, time.monotonic()
 
 
 # --- workloads ---------------------------------------------------------------
@@ -277,7 +305,7 @@ class Replay:
     def restart(self, node, datadir):
         # A pruned node refuses to start unpruned.
         prune = [f"-prune={self.opts.prune}"] if self.opts.prune else []
-        node.start(datadir, node.base_args(datadir, self.opts.dbcache) + prune)
+        node.start(datadir, node.base_args(datadir, self.opts.dbcache) + prune + ["-debug=leveldb"])
 
 
 def read_chain_headers(path):
@@ -367,7 +395,9 @@ METRICS = {
                ("compacted_mib", "LevelDB tables from compactions", "{:.0f}", "MiB"),
                ("compactions", "LevelDB compactions", "{:.0f}", ""),
                ("disk_written_mib", "process disk writes (all files)", "{:.0f}", "MiB"),
-               ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB")],
+               ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB"),
+               ("after_import_mib", "LevelDB writes at a restart after (run 1)", "{:.0f}", "MiB"),
+               ("after_import_compactions", "their compactions (run 1)", "{:.0f}", "")],
 }
 
 
@@ -514,9 +544,15 @@ def main():
                 shown = ", ".join(f"{k}={v:.2f}" for k, v in figures.items() if isinstance(v, float) and k.endswith("_s"))
                 progress(f"run {run} of {opts.runs}: {node.kind} done: {shown}")
                 if run == 1:
+                    first_line = len(node.log_lines())
                     workload.restart(node, datadirs[node.kind])
                     node.wait_ready()
                     hashes[node.kind] = json.loads(node.cli("gettxoutsetinfo"))["hash_serialized_3"]
+                    if opts.workload == "replay":
+                        # Whatever LevelDB goes on to do after the import:
+                        # its restart, a walk of every coin, then idling.
+                        wait_leveldb_idle(node, first_line)
+                        figures.update(after_import_figures(node.log_lines()[first_line:]))
                     node.stop()
                     progress(f"{node.kind}: hash_serialized_3 {hashes[node.kind]}")
                     if opts.hints and node.kind == "coinsdb":

@@ -106,6 +106,16 @@ class ReplayFigureTests(unittest.TestCase):
     def test_no_tip_no_figures(self):
         self.assertIsNone(compare_core.replay_figures(self.LOG, blocks=3))
 
+    def test_after_import_counts_every_line_given(self):
+        # The restart's lines: what LevelDB wrote, whatever the time.
+        figures = compare_core.after_import_figures(self.LOG[5:])
+        self.assertEqual(figures, {"after_import_mib": 5.0, "after_import_compactions": 2})
+        self.assertEqual(compare_core.after_import_figures([]), {"after_import_mib": 0.0, "after_import_compactions": 0})
+
+    def test_leveldb_lines_that_keep_a_wait_going(self):
+        waiting = [line for line in self.LOG if compare_core.LEVELDB_LINE.search(line)]
+        self.assertEqual(len(waiting), 5)
+
 
 if __name__ == "__main__":
     unittest.main()
