@@ -208,6 +208,8 @@ private:
 
     std::chrono::steady_clock::time_point m_last_write{std::chrono::steady_clock::now()};
     uint64_t m_connected_blocks{0};
+    // Whether ConnectTip has sized the cache's buckets for its budget.
+    bool m_cache_reserved{false};
     uint64_t m_connected_txs{0};
 };
 
