@@ -472,6 +472,13 @@ CCoinsViewCache::ResetGuard CoinsViewOverlay::StartFetching(const CBlock& block,
     return CreateResetGuard();
 }
 
+namespace {
+// How many claims ahead ProcessInput starts a lookup's chain (twice as far,
+// its bucket). The workers and the calling thread share the order, so a
+// slot a few claims ahead is a few lookups away whoever claims it.
+constexpr size_t FETCH_PREFETCH_DISTANCE = 4;
+} // namespace
+
 CoinsViewOverlay::Claimed CoinsViewOverlay::ProcessInput(const CCoinsView& base) const noexcept
 {
     // Relaxed: the slots were written before the workers were handed their
@@ -479,6 +486,15 @@ CoinsViewOverlay::Claimed CoinsViewOverlay::ProcessInput(const CCoinsView& base)
     // happens to it afterwards.
     const size_t index = m_input_head.fetch_add(1, std::memory_order_relaxed);
     if (index >= m_inputs.size()) return Claimed::NONE;
+    // Slots are claimed in order, by whichever thread comes: the lookups a
+    // few claims ahead get their memory started now (outpoints are set up
+    // before any worker starts and never change during the fetch).
+    if (index + 2 * FETCH_PREFETCH_DISTANCE < m_inputs.size()) {
+        base.PrefetchCoin(*m_inputs[index + 2 * FETCH_PREFETCH_DISTANCE].outpoint, PrefetchStep::BUCKET);
+    }
+    if (index + FETCH_PREFETCH_DISTANCE < m_inputs.size()) {
+        base.PrefetchCoin(*m_inputs[index + FETCH_PREFETCH_DISTANCE].outpoint, PrefetchStep::CHAIN);
+    }
     InputToFetch& slot = m_inputs[index];
     SlotState result = SlotState::READY;
     try {

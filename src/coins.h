@@ -424,6 +424,15 @@ public:
     // displace what the caches hold or count against their memory.
     virtual std::optional<Coin> PeekCoin(const COutPoint& outpoint) const = 0;
     virtual bool HaveCoin(const COutPoint& outpoint) const = 0;
+    // A hint that outpoint will be looked up soon, which changes nothing:
+    // a view that can start loading its memory for it does (a cache, in
+    // two steps: first its bucket, then, once that is in, its chain); the
+    // others ignore it.
+    enum class PrefetchStep : uint8_t {
+        BUCKET,
+        CHAIN,
+    };
+    virtual void PrefetchCoin(const COutPoint& outpoint, PrefetchStep step) const {}
     // The block this view's coins are the state after; null when unknown.
     virtual uint256 GetBestBlock() const = 0;
     // Empty, or [new, old] while a multi-batch flush from old to new is not
@@ -503,6 +512,14 @@ public:
     // else the parent's PeekCoin; inserts nothing here.
     std::optional<Coin> PeekCoin(const COutPoint& outpoint) const override;
     bool HaveCoin(const COutPoint& outpoint) const override;
+    void PrefetchCoin(const COutPoint& outpoint, PrefetchStep step) const override
+    {
+        if (step == PrefetchStep::BUCKET) {
+            m_cache_coins.prefetch(outpoint);
+        } else {
+            m_cache_coins.prefetch_chain(outpoint);
+        }
+    }
     uint256 GetBestBlock() const override;
     void SetBestBlock(const uint256& block_hash);
     void BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_block) override;
