@@ -273,13 +273,15 @@ bool BlockProcessor::ConnectTip(CBlockIndex& index)
     const CBlock& block = *kept;
     if (m_hinted && index.nHeight > 0) return ConnectHinted(index, block);
     CCoinsViewCache& cache = m_chainstate.CoinsTip();
-    if (!m_cache_reserved) {
+    if (!m_cache_reserved && index.nHeight > 0) {
         // The whole bucket array for as many coins as the budget holds,
         // before the first block: growing it x2 at a time re-linked every
         // entry each time (3% of a pruned replay's samples, on this
         // thread), and the last doubling can leave it up to twice this
-        // size. A flush keeps it. Not in a hinted replay's connects below
-        // H, whose coins are not cached (its runs have the budget).
+        // size. A flush keeps it. Not at genesis, which a new node connects
+        // before it knows whether it will replay anything, nor in a hinted
+        // replay's connects below H, whose coins are not cached (its runs
+        // have the budget).
         cache.ReserveEntries(std::min<size_t>(m_chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY, CCoinsViewCache::MAX_ENTRIES));
         m_cache_reserved = true;
     }
