@@ -1,5 +1,6 @@
 #include <txdb.h>
 
+#include <crypto/random.h>
 #include <util/log.h>
 #include <util/memory.h>
 
@@ -174,7 +175,18 @@ CCoinsViewDB::CCoinsViewDB(DBParams db_params, CoinsViewOptions options)
 {
     // Zero would turn every changed coin into its own batch.
     if (m_options.batch_write_bytes == 0) throw std::invalid_argument("CoinsViewOptions::batch_write_bytes must not be 0");
+    // A database that holds coins already would need a scan to fill the
+    // filter; without one it could not say "no" for them.
+    if (m_options.txid_filter_bytes > 0 && HoldsNoCoin()) {
+        m_txid_filter = std::make_unique<TxidFilter>(m_options.txid_filter_bytes, GetRandUint64());
+        LogDebug(logging::Category::COINDB, "A filter of the txids written ({:.1f} MiB) answers lookups of absent coins",
+                 m_txid_filter->Bytes() * (1.0 / (1 << 20)));
+    }
 }
+
+CCoinsViewDB::~CCoinsViewDB() = default;
+
+size_t CCoinsViewDB::TxidFilterBytes() const { return m_txid_filter ? m_txid_filter->Bytes() : 0; }
 
 void CCoinsViewDB::ResizeCache(size_t new_cache_bytes)
 {
@@ -191,12 +203,17 @@ std::shared_future<void> CCoinsViewDB::CompactFullAsync() { return m_db->Compact
 
 std::optional<Coin> CCoinsViewDB::GetCoin(const COutPoint& outpoint) const
 {
+    if (m_txid_filter && !m_txid_filter->MayContain(outpoint.hash)) return std::nullopt;
     Coin coin;
     if (m_db->Read(ConstCoinKey{outpoint}, coin)) return coin;
     return std::nullopt;
 }
 
-bool CCoinsViewDB::HaveCoin(const COutPoint& outpoint) const { return m_db->Exists(ConstCoinKey{outpoint}); }
+bool CCoinsViewDB::HaveCoin(const COutPoint& outpoint) const
+{
+    if (m_txid_filter && !m_txid_filter->MayContain(outpoint.hash)) return false;
+    return m_db->Exists(ConstCoinKey{outpoint});
+}
 
 uint256 CCoinsViewDB::GetBestBlock() const
 {
@@ -237,6 +254,7 @@ void CCoinsViewDB::WriteSortedCoins(const std::function<void(const CoinSink&)>& 
     CDBBatchWriter writer{*m_db, writer_options, {.release = [](void*) {}, .after_partial = [] {}, .sample = [] {}}};
     size_t written = 0;
     produce([&](const COutPoint& outpoint, const Coin& coin) {
+        if (m_txid_filter) m_txid_filter->Add(outpoint.hash);
         writer.Batch().Write(ConstCoinKey{outpoint}, coin);
         writer.EntryDone(nullptr);
         ++written;
@@ -382,6 +400,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
                 __builtin_prefetch(ahead);
                 __builtin_prefetch(ahead + 64);
             }
+            if (m_txid_filter) m_txid_filter->Add(coins[i].entry->first.hash);
             writer.Batch().Write(ConstCoinKey{coins[i].entry->first}, coins[i].entry->second.coin);
             writer.EntryDone(nullptr);
         }
@@ -395,6 +414,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
                 if (it->second.coin.IsSpent()) {
                     writer.Batch().Erase(ConstCoinKey{it->first});
                 } else {
+                    if (m_txid_filter) m_txid_filter->Add(it->first.hash);
                     writer.Batch().Write(ConstCoinKey{it->first}, it->second.coin);
                 }
             }

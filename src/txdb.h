@@ -3,6 +3,7 @@
 
 #include <coins.h>
 #include <dbwrapper.h>
+#include <txdb/txid_filter.h>
 
 #include <cstdint>
 #include <functional>
@@ -47,6 +48,12 @@ struct CoinsViewOptions {
     // files LevelDB takes as they are, between its crash markers
     // (CCoinsViewDB::BatchWrite). Needs ingest_tables.
     size_t sorted_first_write_entries{DEFAULT_SORTED_FIRST_WRITE_ENTRIES};
+    // Memory for a filter of the txids the database holds coins of
+    // (txdb/txid_filter.h), which answers most lookups of absent coins
+    // without a LevelDB read. Only a database that holds no coin when it
+    // is opened gets one (new or wiped): it then sees every coin written.
+    // 0: none.
+    size_t txid_filter_bytes{0};
 };
 
 // What the last BatchWrite did, for getcoinscacheinfo and benchmarks.
@@ -72,6 +79,7 @@ class CCoinsViewDB final : public CCoinsView
 {
 public:
     CCoinsViewDB(DBParams db_params, CoinsViewOptions options);
+    ~CCoinsViewDB();
 
     // Never a spent coin: a flush erases those (BatchWrite), and no record
     // decodes as one (no compressed amount decompresses to -1).
@@ -120,6 +128,8 @@ public:
     bool IsBulkLoad() const { return m_bulk_load; }
 
     const CoinsViewOptions& GetOptions() const { return m_options; }
+    // The txid filter's memory; 0 without one (see CoinsViewOptions).
+    size_t TxidFilterBytes() const;
     const CoinsFlushStats& LastFlushStats() const { return m_last_flush; }
     CDBWrapper& GetDB() { return *m_db; }
 
@@ -135,6 +145,8 @@ private:
     DBParams m_db_params;
     CoinsViewOptions m_options;
     std::unique_ptr<CDBWrapper> m_db;
+    // Set only at construction; every coin written goes through it first.
+    std::unique_ptr<TxidFilter> m_txid_filter;
     CoinsFlushStats m_last_flush;
     bool m_bulk_load{false};
 };

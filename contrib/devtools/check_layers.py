@@ -18,7 +18,7 @@ FILE_LAYERS = {
     "dbwrapper.h": "txdb", "dbwrapper.cpp": "txdb",
     "storage_profile.h": "txdb", "storage_profile.cpp": "txdb", "txdb.h": "txdb", "txdb.cpp": "txdb",
 }
-DIR_LAYERS = {"dbwrapper": "txdb", "util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
+DIR_LAYERS = {"dbwrapper": "txdb", "txdb": "txdb", "util": "util", "crypto": "crypto", "primitives": "primitives", "script": "primitives",
               "consensus": "primitives",
               "kernel": "kernel", "node": "node", "rpc": "rpc", "init": "node", "tools": "binaries"}
 # node/ holds one subfolder per room (init, blockstorage, chainstate, replay,

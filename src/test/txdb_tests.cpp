@@ -11,6 +11,7 @@
 #include <test/util/coin_compare.h>
 #include <test/util/db_params.h>
 #include <test/util/ingest_available.h>
+#include <test/util/random.h>
 #include <test/util/setup.h>
 #include <txdb.h>
 #include <util/log.h>
@@ -1309,6 +1310,93 @@ BOOST_AUTO_TEST_CASE(default_options)
                           std::invalid_argument, [](const std::invalid_argument& e) {
                               return std::string{e.what()} == "CoinsViewOptions::batch_write_bytes must not be 0";
                           });
+}
+
+// The txid filter (txdb/txid_filter.h) changes no answer. A database opened
+// without coins gets one; through a cache's flushes and syncs (the sorted
+// first write, then spends and coins that reuse spent coins' txids) and a
+// WriteSortedCoins, every lookup agrees with a model of the set, for coins
+// there and coins not. A write path whose coins the filter never saw would
+// have them answered as absent. Reopened with coins, a database has none.
+BOOST_AUTO_TEST_CASE(txid_filter_answers_as_the_database)
+{
+    TempDirFixture tmp;
+    TestRand rand{0x7f};
+    // A small filter: most absent txids pass it and reach LevelDB, some do not.
+    const CoinsViewOptions options{.batch_write_bytes = 3000, .sorted_first_write_entries = 40, .txid_filter_bytes = 512};
+    std::map<COutPoint, Coin> model;
+    std::set<COutPoint> ever;
+    uint32_t seed = 0;
+    const auto check = [&](const CCoinsViewDB& db) {
+        for (const auto& [outpoint, coin] : model) {
+            const auto stored = db.GetCoin(outpoint);
+            BOOST_CHECK_MESSAGE(stored && SameCoin(*stored, coin), "coin " << outpoint.ToString() << " missing or different");
+            BOOST_CHECK(db.HaveCoin(outpoint));
+        }
+        std::vector<COutPoint> absent;
+        for (const auto& outpoint : ever) {
+            if (!model.contains(outpoint)) absent.push_back(outpoint);
+        }
+        for (int i = 0; i < 50; ++i) absent.emplace_back(rand.Hash(), static_cast<uint32_t>(rand.Below(3)));
+        for (const auto& outpoint : absent) {
+            BOOST_CHECK_MESSAGE(!db.HaveCoin(outpoint) && !db.GetCoin(outpoint), "coin " << outpoint.ToString() << " found, not in the model");
+        }
+    };
+    const auto path = tmp.m_path / "chainstate";
+    {
+        CCoinsViewDB db{OnDisk(path), options};
+        BOOST_CHECK_EQUAL(db.TxidFilterBytes(), 512U);
+        std::vector<uint256> spent_txids;
+        for (int round = 0; round < 12; ++round) {
+            CCoinsViewCache cache{&db};
+            // Enough new coins in the first round for the sorted first write.
+            const size_t adds = round == 0 ? 60 : 20 + rand.Below(20);
+            for (size_t i = 0; i < adds; ++i) {
+                const bool reuse = !spent_txids.empty() && rand.OneIn(4);
+                const COutPoint outpoint{reuse ? spent_txids[rand.Below(spent_txids.size())] : rand.Hash(), static_cast<uint32_t>(rand.Below(3))};
+                if (model.contains(outpoint)) continue;
+                const Coin coin = MakeCoin(++seed);
+                cache.AddCoin(outpoint, Coin{coin}, /*possible_overwrite=*/false);
+                model.emplace(outpoint, coin);
+                ever.insert(outpoint);
+            }
+            for (auto it = model.begin(); it != model.end();) {
+                if (!rand.OneIn(4)) {
+                    ++it;
+                    continue;
+                }
+                BOOST_CHECK(cache.SpendCoin(it->first));
+                spent_txids.push_back(it->first.hash);
+                it = model.erase(it);
+            }
+            cache.SetBestBlock(Hash(0xf0, static_cast<unsigned char>(round)));
+            if (rand.Bool()) {
+                cache.Flush();
+            } else {
+                cache.Sync();
+            }
+            check(db);
+        }
+    }
+    {
+        CCoinsViewDB db{OnDisk(path), options};
+        BOOST_CHECK_EQUAL(db.TxidFilterBytes(), 0U);
+        check(db);
+    }
+    {
+        // No filter asked for, none made.
+        CCoinsViewDB db{OnDisk(tmp.m_path / "without"), CoinsViewOptions{}};
+        BOOST_CHECK_EQUAL(db.TxidFilterBytes(), 0U);
+    }
+    model = MakeCoins(300, 0xf1);
+    ever.clear();
+    for (const auto& [outpoint, coin] : model) ever.insert(outpoint);
+    CCoinsViewDB sorted{OnDisk(tmp.m_path / "sorted"), options};
+    const auto produce = [&](const CCoinsViewDB::CoinSink& sink) {
+        for (const auto& [outpoint, coin] : model) sink(outpoint, coin);
+    };
+    sorted.WriteSortedCoins(produce, Hash(0xf2));
+    check(sorted);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
