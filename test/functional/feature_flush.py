@@ -101,11 +101,17 @@ class FlushTest(BitcoinTestFramework):
 
     def assert_survives_kill(self, node, stats, restart_args):
         self.log.info("kill -9 with nothing unwritten, restart without -loadblock: the written tip and UTXO set")
-        assert_equal(node.getcoinscacheinfo()["dirty_entries"], 0)
+        info = node.getcoinscacheinfo()
+        assert_equal(info["dirty_entries"], 0)
+        # Started without coins, the chainstate has a txid filter, a
+        # sixteenth of the budget up to 32 MiB; restarted with coins, it has
+        # none.
+        assert_equal(info["txid_filter_bytes"], min(info["cache_budget_bytes"] // 16 // 8 * 8, 32 << 20))
         node.kill_process()
         node.start(restart_args)
         self.assert_tip(node)
-        assert_equal(node.getcoinscacheinfo()["cache_entries"], 0)
+        info = node.getcoinscacheinfo()
+        assert_equal((info["cache_entries"], info["txid_filter_bytes"]), (0, 0))
         assert_equal(utxo_stats(node), stats)
         node.stop_node()
 

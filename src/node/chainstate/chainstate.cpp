@@ -119,7 +119,10 @@ Chainstate::Chainstate(std::filesystem::path dir, size_t db_cache_bytes, const D
     : m_dir{std::move(dir)}, m_cache_budget{coins_cache_bytes}, m_snapshot{std::move(snapshot)}, m_write_guard{write_guard},
       m_flush_recorder{flush_recorder}
 {
-    m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe, .options = db_options}, options);
+    CoinsViewOptions db_view_options{options};
+    db_view_options.txid_filter_bytes = TxidFilterBytes(coins_cache_bytes);
+    m_db = std::make_unique<CCoinsViewDB>(DBParams{.path = m_dir, .cache_bytes = db_cache_bytes, .wipe_data = wipe, .options = db_options},
+                                          std::move(db_view_options));
     m_cache = std::make_unique<CCoinsViewCache>(m_db.get());
     // A database without a coin (new, wiped, or a snapshot's before its
     // load) gets every coin it will hold through this cache: until the
@@ -140,7 +143,7 @@ CoinsCacheSizeState CoinsCacheSizeStateOf(size_t usage, size_t entries, size_t b
 
 CoinsCacheSizeState Chainstate::GetCoinsCacheSizeState() const
 {
-    return CoinsCacheSizeStateOf(m_cache->DynamicMemoryUsage(), m_cache->GetCacheSize(), m_cache_budget);
+    return CoinsCacheSizeStateOf(m_cache->DynamicMemoryUsage(), m_cache->GetCacheSize(), CoinsCacheRoom());
 }
 
 void Chainstate::SetTip(const uint256& hash, int height)
@@ -279,7 +282,7 @@ std::optional<uint256> PopulateSnapshot(Chainstate& chainstate, AutoFile& file, 
     CCoinsViewCache& cache = chainstate.CoinsTip();
     // The whole bucket array up front, for as many coins as can fit: the
     // map neither rehashes on the way up nor after a flush (which keeps it).
-    cache.ReserveEntries(std::min<uint64_t>({metadata.coins_count, chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY,
+    cache.ReserveEntries(std::min<uint64_t>({metadata.coins_count, chainstate.CoinsCacheRoom() / CCoinsViewCache::MIN_BYTES_PER_ENTRY,
                                              CCoinsViewCache::MAX_ENTRIES}));
     // Coins in strictly ascending order are all distinct, and a cache that
     // starts empty holds none of them (a flush empties it again).

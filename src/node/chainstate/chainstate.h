@@ -7,6 +7,7 @@
 #include <txdb.h>
 #include <uint256.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -33,6 +34,16 @@ enum class CoinsCacheSizeState { OK, LARGE, CRITICAL };
 // 111,000 outputs (36 weight units each) and 25,000 inputs; ten times that
 // leaves room to spare.
 constexpr size_t CACHE_ENTRY_HEADROOM = 1'000'000;
+
+// The txid filter of a chainstate opened without coins (txdb/txid_filter.h)
+// takes this share of its coins cache budget, at most MAX_TXID_FILTER_BYTES:
+// 5.6 MiB at -dbcache=100, 27.5 MiB at the default 450. It is counted in
+// the cache's usage. Once full it passes most txids and only costs that
+// memory: on mainnet, past BIP34's height, where the BIP30 lookups it
+// saves stop, the cap bounds what that costs.
+constexpr size_t TXID_FILTER_BUDGET_DIVISOR = 16;
+constexpr size_t MAX_TXID_FILTER_BYTES = size_t{32} << 20;
+constexpr size_t TxidFilterBytes(size_t coins_cache_bytes) { return std::min(coins_cache_bytes / TXID_FILTER_BUDGET_DIVISOR, MAX_TXID_FILTER_BYTES); }
 
 // The state of a cache holding `entries` coins in `usage` bytes under a
 // budget of `budget` bytes:
@@ -112,8 +123,11 @@ public:
     const std::filesystem::path& Dir() const { return m_dir; }
     const std::optional<SnapshotBase>& Snapshot() const { return m_snapshot; }
 
+    // The memory the coins cache and the database's txid filter share.
     size_t CoinsCacheBudget() const { return m_cache_budget; }
     void SetCoinsCacheBudget(size_t bytes) { m_cache_budget = bytes; }
+    // The part of it left to the cache's entries.
+    size_t CoinsCacheRoom() const { return m_cache_budget - std::min(m_cache_budget, m_db->TxidFilterBytes()); }
     CoinsCacheSizeState GetCoinsCacheSizeState() const;
 
     uint256 TipHash() const { return m_cache->GetBestBlock(); }

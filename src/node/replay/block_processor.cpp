@@ -282,7 +282,7 @@ bool BlockProcessor::ConnectTip(CBlockIndex& index)
         // before it knows whether it will replay anything, nor in a hinted
         // replay's connects below H, whose coins are not cached (its runs
         // have the budget).
-        cache.ReserveEntries(std::min<size_t>(m_chainstate.CoinsCacheBudget() / CCoinsViewCache::MIN_BYTES_PER_ENTRY, CCoinsViewCache::MAX_ENTRIES));
+        cache.ReserveEntries(std::min<size_t>(m_chainstate.CoinsCacheRoom() / CCoinsViewCache::MIN_BYTES_PER_ENTRY, CCoinsViewCache::MAX_ENTRIES));
         m_cache_reserved = true;
     }
     kernel::BlockValidationState state;
@@ -396,7 +396,7 @@ void BlockProcessor::StartHintedReplay(std::unique_ptr<HintSource> hints, const 
         }
     }
     m_swiftsync_dir = swiftsync_dir;
-    m_hinted = std::make_unique<HintedReplay>(m_params, std::move(hints), block_hash_at_h, swiftsync_dir, m_chainstate.CoinsCacheBudget());
+    m_hinted = std::make_unique<HintedReplay>(m_params, std::move(hints), block_hash_at_h, swiftsync_dir, m_chainstate.CoinsCacheRoom());
     m_swiftsync = SwiftSyncStatus{.state = SwiftSyncStatus::State::UNVERIFIED, .height = height, .block_hash = block_hash_at_h};
     LogInfo("SwiftSync: connecting blocks 1 to {} with hints; the chainstate stays unverified until block {} at height {} checks out",
             height, block_hash_at_h.GetHex(), height);

@@ -317,6 +317,7 @@ json GetCoinsCacheInfo(NodeContext& node, const JSONRPCRequest&)
         {"chainstate", active.Dir().filename().string()},
         {"cache_bytes", active.CoinsTip().DynamicMemoryUsage()},
         {"cache_budget_bytes", active.CoinsCacheBudget()},
+        {"txid_filter_bytes", active.CoinsDB().TxidFilterBytes()},
         {"cache_entries", active.CoinsTip().GetCacheSize()},
         {"dirty_entries", active.CoinsTip().GetDirtyCount()},
         {"batch_size", active.CoinsDB().GetOptions().batch_write_bytes},
@@ -443,7 +444,8 @@ RPCHelp GetCoinsCacheInfoHelp()
             .results = {{"", {T::OBJ, "", "", {
                 {T::STR, "chainstate", "The active chainstate's directory: chainstate, or chainstate_snapshot after loadtxoutset"},
                 {T::NUM, "cache_bytes", "Memory the coins cache uses now, in bytes"},
-                {T::NUM, "cache_budget_bytes", "Memory it may use before it is written to disk and emptied"},
+                {T::NUM, "cache_budget_bytes", "Memory it may use before it is written to disk and emptied, the txid filter's included"},
+                {T::NUM, "txid_filter_bytes", "Memory of the chainstate database's filter of the txids it holds coins of (0: none; only a chainstate started without coins has one)"},
                 {T::NUM, "cache_entries", "Coins (and spent coins not yet written) it holds"},
                 {T::NUM, "dirty_entries", "Entries changed since they were last written"},
                 {T::NUM, "batch_size", "Bytes after which a write is cut into another LevelDB batch (-dbbatchsize)"},
