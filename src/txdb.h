@@ -130,6 +130,9 @@ public:
     const CoinsViewOptions& GetOptions() const { return m_options; }
     // The txid filter's memory; 0 without one (see CoinsViewOptions).
     size_t TxidFilterBytes() const;
+    // Frees the txid filter: lookups read LevelDB again. Only while no
+    // other thread reads this view.
+    void DropTxidFilter() { m_txid_filter.reset(); }
     const CoinsFlushStats& LastFlushStats() const { return m_last_flush; }
     CDBWrapper& GetDB() { return *m_db; }
 
@@ -145,7 +148,8 @@ private:
     DBParams m_db_params;
     CoinsViewOptions m_options;
     std::unique_ptr<CDBWrapper> m_db;
-    // Set only at construction; every coin written goes through it first.
+    // Set only at construction (DropTxidFilter ends it); every coin written
+    // goes through it first.
     std::unique_ptr<TxidFilter> m_txid_filter;
     CoinsFlushStats m_last_flush;
     bool m_bulk_load{false};

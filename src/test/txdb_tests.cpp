@@ -1317,7 +1317,8 @@ BOOST_AUTO_TEST_CASE(default_options)
 // first write, then spends and coins that reuse spent coins' txids) and a
 // WriteSortedCoins, every lookup agrees with a model of the set, for coins
 // there and coins not. A write path whose coins the filter never saw would
-// have them answered as absent. Reopened with coins, a database has none.
+// have them answered as absent. Reopened with coins, a database has none;
+// one that drops its filter answers the same.
 BOOST_AUTO_TEST_CASE(txid_filter_answers_as_the_database)
 {
     TempDirFixture tmp;
@@ -1396,6 +1397,11 @@ BOOST_AUTO_TEST_CASE(txid_filter_answers_as_the_database)
         for (const auto& [outpoint, coin] : model) sink(outpoint, coin);
     };
     sorted.WriteSortedCoins(produce, Hash(0xf2));
+    check(sorted);
+    // Given up, the same answers, from LevelDB alone.
+    BOOST_CHECK_GT(sorted.TxidFilterBytes(), 0U);
+    sorted.DropTxidFilter();
+    BOOST_CHECK_EQUAL(sorted.TxidFilterBytes(), 0U);
     check(sorted);
 }
 

@@ -396,6 +396,12 @@ void BlockProcessor::StartHintedReplay(std::unique_ptr<HintSource> hints, const 
         }
     }
     m_swiftsync_dir = swiftsync_dir;
+    // Below H nothing is looked up in the database, and the coins written
+    // at H would all have to go through the filter: its memory serves the
+    // hinted replay's runs better (6.0M chain, -dbcache=100: 9.42 s with
+    // the filter, 8.48 s without). Blocks above H then read LevelDB for
+    // their BIP30 checks, as before the filter. No worker reads yet.
+    m_chainstate.CoinsDB().DropTxidFilter();
     m_hinted = std::make_unique<HintedReplay>(m_params, std::move(hints), block_hash_at_h, swiftsync_dir, m_chainstate.CoinsCacheRoom());
     m_swiftsync = SwiftSyncStatus{.state = SwiftSyncStatus::State::UNVERIFIED, .height = height, .block_hash = block_hash_at_h};
     LogInfo("SwiftSync: connecting blocks 1 to {} with hints; the chainstate stays unverified until block {} at height {} checks out",
