@@ -72,6 +72,15 @@ struct ConstCoinKey {
     }
 };
 
+// Every coin goes into a batch through here: the txid filter (when there is
+// one) takes its txid first, so a read that can find the coin in LevelDB
+// also passes the filter (txdb/txid_filter.h).
+void WriteCoin(CDBBatchWriter& writer, TxidFilter* filter, const COutPoint& outpoint, const Coin& coin)
+{
+    if (filter) filter->Add(outpoint.hash);
+    writer.Batch().Write(ConstCoinKey{outpoint}, coin);
+}
+
 void SimulateCrash(const CoinsViewOptions& options)
 {
     static std::mt19937_64 rng{std::random_device{}()};
@@ -203,7 +212,7 @@ std::shared_future<void> CCoinsViewDB::CompactFullAsync() { return m_db->Compact
 
 std::optional<Coin> CCoinsViewDB::GetCoin(const COutPoint& outpoint) const
 {
-    if (m_txid_filter && !m_txid_filter->MayContain(outpoint.hash)) return std::nullopt;
+    if (!MayHoldTxid(outpoint.hash)) return std::nullopt;
     Coin coin;
     if (m_db->Read(ConstCoinKey{outpoint}, coin)) return coin;
     return std::nullopt;
@@ -211,7 +220,7 @@ std::optional<Coin> CCoinsViewDB::GetCoin(const COutPoint& outpoint) const
 
 bool CCoinsViewDB::HaveCoin(const COutPoint& outpoint) const
 {
-    if (m_txid_filter && !m_txid_filter->MayContain(outpoint.hash)) return false;
+    if (!MayHoldTxid(outpoint.hash)) return false;
     return m_db->Exists(ConstCoinKey{outpoint});
 }
 
@@ -254,8 +263,7 @@ void CCoinsViewDB::WriteSortedCoins(const std::function<void(const CoinSink&)>& 
     CDBBatchWriter writer{*m_db, writer_options, {.release = [](void*) {}, .after_partial = [] {}, .sample = [] {}}};
     size_t written = 0;
     produce([&](const COutPoint& outpoint, const Coin& coin) {
-        if (m_txid_filter) m_txid_filter->Add(outpoint.hash);
-        writer.Batch().Write(ConstCoinKey{outpoint}, coin);
+        WriteCoin(writer, m_txid_filter.get(), outpoint, coin);
         writer.EntryDone(nullptr);
         ++written;
     });
@@ -400,8 +408,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
                 __builtin_prefetch(ahead);
                 __builtin_prefetch(ahead + 64);
             }
-            if (m_txid_filter) m_txid_filter->Add(coins[i].entry->first.hash);
-            writer.Batch().Write(ConstCoinKey{coins[i].entry->first}, coins[i].entry->second.coin);
+            WriteCoin(writer, m_txid_filter.get(), coins[i].entry->first, coins[i].entry->second.coin);
             writer.EntryDone(nullptr);
         }
     } else {
@@ -414,8 +421,7 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
                 if (it->second.coin.IsSpent()) {
                     writer.Batch().Erase(ConstCoinKey{it->first});
                 } else {
-                    if (m_txid_filter) m_txid_filter->Add(it->first.hash);
-                    writer.Batch().Write(ConstCoinKey{it->first}, it->second.coin);
+                    WriteCoin(writer, m_txid_filter.get(), it->first, it->second.coin);
                 }
             }
             writer.EntryDone(next);

@@ -142,6 +142,8 @@ private:
     uint256 FlushStartTip(const uint256& best_block) const;
     // Whether the database has no 'C' record at all.
     bool HoldsNoCoin() const;
+    // False only when the txid filter says no coin of txid is stored.
+    bool MayHoldTxid(const uint256& txid) const { return !m_txid_filter || m_txid_filter->MayContain(txid); }
     // A flush that writes its coins in key order (sorted_first_write_entries).
     bool WritesSortedFirst(const CoinsViewCacheCursor& cursor) const;
 
