@@ -5,7 +5,9 @@
 //   one leaves it non-zero;
 // - which outputs have an index (OP_RETURN, 10,000 and 10,001-byte
 //   scripts);
-// - every reject reason, as a table.
+// - every reject reason, as a table;
+// - the coinbase history's maturity answer against a model, heights in
+//   and out of order.
 
 #include <kernel/swiftsync/aggregate.h>
 #include <kernel/swiftsync/hinted_connect.h>
@@ -301,6 +303,48 @@ BOOST_AUTO_TEST_CASE(reject_reasons)
             BOOST_CHECK_MESSAGE(coinbases.Size() == 1, c.name << ": the history changed");
         }
     }
+}
+
+// MaybeImmatureHeightOf against a map of every coinbase: whenever the
+// coinbase an input names is immature at the input's height, its height
+// comes back; otherwise -1 or that same height. Heights mostly rise by one,
+// as in a replay, and sometimes jump ahead, go back, or repeat a txid (the
+// BIP30 overwrites).
+BOOST_AUTO_TEST_CASE(coinbase_history_finds_every_immature_coinbase)
+{
+    TestRand rand{20261129};
+    CoinbaseHistory history;
+    std::map<uint256, int> model;
+    std::vector<uint256> txids;
+    int highest = 0;
+    size_t immature_found = 0;
+    for (int step = 0; step < 800; ++step) {
+        int height = highest + 1;
+        if (rand.OneIn(10)) height += static_cast<int>(rand.Below(120));
+        if (rand.OneIn(20)) height = 1 + static_cast<int>(rand.Below(highest + 1));
+        const uint256 txid = !txids.empty() && rand.OneIn(50) ? txids[rand.Below(txids.size())] : rand.Hash();
+        history.Add(txid, height);
+        model[txid] = height;
+        txids.push_back(txid);
+        highest = std::max(highest, height);
+
+        for (int query = 0; query < 30; ++query) {
+            const int at = rand.OneIn(4) ? 1 + static_cast<int>(rand.Below(highest + 150)) : highest + 1 + static_cast<int>(rand.Below(3));
+            const uint256 asked = rand.OneIn(5) ? rand.Hash() : txids[txids.size() - 1 - rand.Below(std::min<size_t>(txids.size(), 150))];
+            const auto known = model.find(asked);
+            const int answer = history.MaybeImmatureHeightOf(asked, at);
+            if (known == model.end()) {
+                BOOST_CHECK_EQUAL(answer, -1);
+            } else if (at - known->second < kernel::COINBASE_MATURITY) {
+                BOOST_CHECK_EQUAL(answer, known->second);
+                ++immature_found;
+            } else {
+                BOOST_CHECK(answer == -1 || answer == known->second);
+            }
+        }
+    }
+    // The queries reached the window's edge often enough to mean something.
+    BOOST_CHECK_GT(immature_found, 5000U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,12 +2,51 @@
 
 #include <kernel/swiftsync/spendable.h>
 
+#include <crypto/random.h>
+
+#include <algorithm>
+
 namespace kernel::swiftsync {
+
+namespace {
+// 128 words for about COINBASE_MATURITY txids: about 1 in 10,000
+// txids that are not there still pass (then the map answers).
+constexpr size_t RECENT_FILTER_BYTES{1024};
+} // namespace
+
+CoinbaseHistory::CoinbaseHistory()
+    : m_recent_salt{GetRandUint64()}, m_recent_filter{RECENT_FILTER_BYTES, m_recent_salt}
+{
+}
 
 int CoinbaseHistory::HeightOf(const uint256& txid) const
 {
     const auto it = m_heights.find(txid);
     return it == m_heights.end() ? -1 : it->second;
+}
+
+int CoinbaseHistory::MaybeImmatureHeightOf(const uint256& txid, int height) const
+{
+    // A coinbase immature at `height` is above height - COINBASE_MATURITY,
+    // so above m_highest - COINBASE_MATURITY when height > m_highest: it is
+    // in the window. A block at or below m_highest asks the map.
+    if (height > m_highest && !m_recent_filter.MayContain(txid)) return -1;
+    return HeightOf(txid);
+}
+
+void CoinbaseHistory::Add(const uint256& txid, int height)
+{
+    m_heights[txid] = height;
+    m_highest = std::max(m_highest, height);
+    m_recent.emplace_back(txid, height);
+    const size_t erased = std::erase_if(m_recent, [&](const auto& entry) { return entry.second <= m_highest - COINBASE_MATURITY; });
+    if (erased == 0) {
+        m_recent_filter.Add(txid);
+        return;
+    }
+    // A Bloom filter forgets nothing: the window's txids go into a new one.
+    m_recent_filter = TxidFilter{RECENT_FILTER_BYTES, m_recent_salt};
+    for (const auto& [recent, _] : m_recent) m_recent_filter.Add(recent);
 }
 
 namespace {
@@ -38,7 +77,7 @@ public:
             if (*creator == 0) return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth 0");
             return true;
         }
-        const int coinbase_height = m_coinbases.HeightOf(prevout.hash);
+        const int coinbase_height = m_coinbases.MaybeImmatureHeightOf(prevout.hash, m_height);
         if (coinbase_height >= 0 && m_height - coinbase_height < COINBASE_MATURITY) {
             return state.Invalid("bad-txns-premature-spend-of-coinbase", "tried to spend coinbase at depth " + std::to_string(m_height - coinbase_height));
         }
