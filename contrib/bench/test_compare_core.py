@@ -117,5 +117,28 @@ class ReplayFigureTests(unittest.TestCase):
         self.assertEqual(len(waiting), 5)
 
 
+class RunOrderTests(unittest.TestCase):
+    class FakeNode:
+        def __init__(self, kind):
+            self.kind = kind
+
+    def order(self, kinds, run):
+        return [node.kind for node in compare_core.run_order([self.FakeNode(k) for k in kinds], run)]
+
+    def test_without_hints_the_order_given(self):
+        for run in (1, 2, 3):
+            self.assertEqual(self.order(["coinsdb", "core"], run), ["coinsdb", "core"])
+
+    def test_with_hints_core_last_and_ours_swap(self):
+        kinds = ["coinsdb", "core", "hinted"]
+        self.assertEqual(self.order(kinds, 1), ["coinsdb", "hinted", "core"])
+        self.assertEqual(self.order(kinds, 2), ["hinted", "coinsdb", "core"])
+        self.assertEqual(self.order(kinds, 3), ["coinsdb", "hinted", "core"])
+        # Over two runs, each of ours comes right after a Core replay once.
+        sequence = self.order(kinds, 1) + self.order(kinds, 2) + self.order(kinds, 3)
+        after_core = [sequence[i + 1] for i, kind in enumerate(sequence[:-1]) if kind == "core"]
+        self.assertEqual(sorted(after_core), ["coinsdb", "hinted"])
+
+
 if __name__ == "__main__":
     unittest.main()
