@@ -513,12 +513,14 @@ BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
     BlockManager blockman{options};
     BOOST_REQUIRE(blockman.LoadBlockIndex());
     for (int file = 0; file < 3; ++file) {
-        BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
-            const CBlock& block = *read;
-            CBlockIndex* index = blockman.AddToBlockIndex(block);
-            BOOST_REQUIRE(index);
-            blockman.SetBlockStored(block, *index, {file, static_cast<unsigned int>(pos)});
-        }, key);
+        BlockManager::ReadBlockFile(
+            blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte>) {
+                const CBlock& block = *read;
+                CBlockIndex* index = blockman.AddToBlockIndex(block);
+                BOOST_REQUIRE(index);
+                blockman.SetBlockStored(block, *index, {file, static_cast<unsigned int>(pos)});
+            },
+            key);
     }
     // The same positions and file infos as when the blocks were written,
     // and not a byte written.
@@ -547,7 +549,8 @@ BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
     CBlockIndex* added = AddAndSave(blockman, next);
     BOOST_CHECK(added->GetBlockPos() == (FlatFilePos{2, infos[2].nSize + node::STORAGE_HEADER_BYTES}));
     size_t in_last_file = 0;
-    BlockManager::ReadBlockFile(blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) { ++in_last_file; }, key);
+    BlockManager::ReadBlockFile(
+        blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) { ++in_last_file; }, key);
     BOOST_CHECK_EQUAL(in_last_file, 2u);
 }
 
@@ -765,7 +768,7 @@ BOOST_AUTO_TEST_CASE(read_core_block_files, *boost::unit_test::precondition(Vect
 
             std::vector<CBlock> blocks;
             std::vector<uint64_t> offsets;
-            const auto scan = BlockManager::ReadBlockFile(blocks_dat, params.MessageStart(), [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+            const auto scan = BlockManager::ReadBlockFile(blocks_dat, params.MessageStart(), [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte>) {
                 const CBlock& block = *read;
                 blocks.push_back(block);
                 offsets.push_back(pos);
@@ -792,6 +795,60 @@ BOOST_AUTO_TEST_CASE(read_core_block_files, *boost::unit_test::precondition(Vect
             BOOST_CHECK(best->nChainWork == arith_uint256{2 * (best->nHeight + 1)});
         }
     }
+}
+
+// A record longer than its block: the block is read, but its bytes are not
+// handed on (the record's are not the block's serialization).
+BOOST_AUTO_TEST_CASE(read_block_file_gives_no_bytes_for_a_record_longer_than_its_block)
+{
+    const auto chain = MakeChain(2);
+    std::vector<unsigned char> file;
+    for (const CBlock& block : chain) {
+        auto bytes = Serialized(block);
+        const bool padded = &block == &chain[0];
+        if (padded) bytes.insert(bytes.end(), {0x01, 0x02, 0x03});
+        const uint32_t size = bytes.size();
+        file.insert(file.end(), REGTEST_MAGIC.begin(), REGTEST_MAGIC.end());
+        file.insert(file.end(), reinterpret_cast<const unsigned char*>(&size), reinterpret_cast<const unsigned char*>(&size) + 4);
+        file.insert(file.end(), bytes.begin(), bytes.end());
+    }
+    const auto path = m_path / "padded.dat";
+    WriteFile(path, file);
+    std::vector<std::string> bytes_given;
+    const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t, std::span<const std::byte> serialized) {
+        BOOST_CHECK(read->GetHash() == chain[bytes_given.size()].GetHash());
+        bytes_given.push_back(HexStr(serialized));
+    });
+    BOOST_REQUIRE(scan);
+    BOOST_REQUIRE_EQUAL(bytes_given.size(), 2u);
+    BOOST_CHECK_EQUAL(bytes_given[0], "");
+    BOOST_CHECK_EQUAL(bytes_given[1], HexStr(Serialized(chain[1])));
+}
+
+// SaveBlock from the bytes a block was read from writes the file that
+// serializing it writes, and both read back as the block.
+BOOST_AUTO_TEST_CASE(save_from_bytes_writes_what_serializing_writes)
+{
+    const auto chain = MakeChain(3);
+    std::vector<std::string> files;
+    for (const bool from_bytes : {false, true}) {
+        const auto dir = m_path / (from_bytes ? "from_bytes" : "serialized");
+        BlockManager blockman{{.blocks_dir = dir, .magic = REGTEST_MAGIC, .index_cache_bytes = 1 << 20}};
+        BOOST_REQUIRE(blockman.LoadBlockIndex());
+        for (const CBlock& block : chain) {
+            CBlockIndex* index = blockman.AddToBlockIndex(block);
+            BOOST_REQUIRE(index);
+            const auto bytes = Serialized(block);
+            const auto serialized = from_bytes ? std::as_bytes(std::span{bytes}) : std::span<const std::byte>{};
+            BOOST_REQUIRE(!blockman.SaveBlock(block, *index, serialized).IsNull());
+            CBlock read;
+            BOOST_REQUIRE(blockman.ReadBlock(read, *index));
+            BOOST_CHECK(read.GetHash() == block.GetHash());
+            BOOST_CHECK_EQUAL(HexStr(Serialized(read)), HexStr(bytes));
+        }
+        files.push_back(FileHex(blockman.BlockFilePath(0)));
+    }
+    BOOST_CHECK_EQUAL(files[0], files[1]);
 }
 
 BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
@@ -832,10 +889,12 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
 
     std::vector<uint256> hashes;
     std::vector<uint64_t> offsets;
-    const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+    std::vector<std::string> bytes_given;
+    const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte> serialized) {
         const CBlock& block = *read;
         hashes.push_back(block.GetHash());
         offsets.push_back(pos);
+        bytes_given.push_back(HexStr(serialized));
     });
     BOOST_REQUIRE(scan);
     BOOST_CHECK_EQUAL(scan->blocks, 3u);
@@ -843,6 +902,8 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     for (size_t i = 0; i < 3; ++i) {
         BOOST_CHECK(hashes[i] == chain[i].GetHash());
         BOOST_CHECK_EQUAL(offsets[i], expected_offsets[i]);
+        // The bytes each block was parsed from, for SaveBlock to store.
+        BOOST_CHECK_EQUAL(bytes_given[i], HexStr(Serialized(chain[i])));
     }
     BOOST_CHECK_EQUAL(scan->skipped_bytes, file.size() - records);
 
@@ -865,16 +926,16 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     append_record(chain[0]);
     WriteFile(path, file);
     offsets.clear();
-    BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t pos) { offsets.push_back(pos); })->blocks, 1u);
+    BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t pos, std::span<const std::byte>) { offsets.push_back(pos); })->blocks, 1u);
     BOOST_CHECK(offsets == (std::vector<uint64_t>{(1 << 16) - 2 + node::STORAGE_HEADER_BYTES}));
 
     // Empty and missing files.
     WriteFile(path, {});
-    const auto empty = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {});
+    const auto empty = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {});
     BOOST_REQUIRE(empty);
     BOOST_CHECK_EQUAL(empty->blocks, 0u);
     BOOST_CHECK_EQUAL(empty->skipped_bytes, 0u);
-    BOOST_CHECK(!BlockManager::ReadBlockFile(m_path / "absent.dat", REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {}));
+    BOOST_CHECK(!BlockManager::ReadBlockFile(m_path / "absent.dat", REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {}));
 
     // A callback that throws ends the scan (blocks are read ahead on
     // another thread, which must stop and not hang) and its exception
@@ -883,7 +944,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_skips_padding_and_garbage)
     for (const auto& block : chain) append_record(block);
     WriteFile(path, file);
     size_t calls = 0;
-    BOOST_CHECK_THROW(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) {
+    BOOST_CHECK_THROW(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {
                           if (++calls == 2) throw std::runtime_error{"stop here"};
                       }),
                       std::runtime_error);
@@ -903,7 +964,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     size_t called = 0;
     const auto scan = BlockManager::ReadBlockFile(
         blockman.BlockFilePath(0), REGTEST_MAGIC,
-        [&](const std::shared_ptr<const CBlock>& read, uint64_t) {
+        [&](const std::shared_ptr<const CBlock>& read, uint64_t, std::span<const std::byte>) {
             std::lock_guard lock{mutex};
             BOOST_REQUIRE_LT(called, prepared.size());
             BOOST_CHECK(prepared[called] == read->GetHash());
@@ -930,7 +991,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     size_t seen = 0;
     size_t prepares = 0;
     BOOST_CHECK_THROW(BlockManager::ReadBlockFile(
-                          blockman.BlockFilePath(0), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t) { ++seen; },
+                          blockman.BlockFilePath(0), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) { ++seen; },
                           blockman.XorKey(),
                           [&](const CBlock&) {
                               if (++prepares == 3) throw std::runtime_error{"bad block"};
@@ -940,7 +1001,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     seen = 0;
     BOOST_CHECK_THROW(BlockManager::ReadBlockFile(
                           blockman.BlockFilePath(0), REGTEST_MAGIC,
-                          [&](const std::shared_ptr<const CBlock>&, uint64_t) {
+                          [&](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {
                               if (++seen == 2) throw std::runtime_error{"stop here"};
                           },
                           blockman.XorKey(), [](const CBlock&) {}),
@@ -956,7 +1017,7 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     for (const CBlock& block : chain) entries.push_back(AddAndSave(blockman, block));
     size_t next = 0;
     for (int file = 0; file <= blockman.LastBlockFile(); ++file) {
-        const auto scan = BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
+        const auto scan = BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte>) {
             const CBlock& block = *read;
             BOOST_REQUIRE_LT(next, entries.size());
             BOOST_CHECK(block.GetHash() == entries[next]->hash);
@@ -968,7 +1029,7 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     }
     BOOST_CHECK_EQUAL(next, chain.size());
     // Another network's magic finds nothing.
-    const auto other = BlockManager::ReadBlockFile(blockman.BlockFilePath(0), MessageStartChars{0xf9, 0xbe, 0xb4, 0xd9}, [](const std::shared_ptr<const CBlock>&, uint64_t) {});
+    const auto other = BlockManager::ReadBlockFile(blockman.BlockFilePath(0), MessageStartChars{0xf9, 0xbe, 0xb4, 0xd9}, [](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {});
     BOOST_CHECK_EQUAL(other->blocks, 0u);
 }
 
@@ -1021,15 +1082,17 @@ BOOST_AUTO_TEST_CASE(obfuscated_block_and_undo_files)
     size_t found = 0;
     for (int file = 0; file < 3; ++file) {
         const auto path = m_blocks_dir / fmt::format("blk{:05}.dat", file);
-        const auto scan = BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos) {
-            const CBlock& block = *read;
-            BOOST_REQUIRE_LT(found, positions.size());
-            BOOST_CHECK(block.GetHash() == chain[found].GetHash());
-            BOOST_CHECK(positions[found] == (FlatFilePos{file, static_cast<unsigned>(pos)}));
-            ++found;
-        }, key);
+        const auto scan = BlockManager::ReadBlockFile(
+            path, REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte>) {
+                const CBlock& block = *read;
+                BOOST_REQUIRE_LT(found, positions.size());
+                BOOST_CHECK(block.GetHash() == chain[found].GetHash());
+                BOOST_CHECK(positions[found] == (FlatFilePos{file, static_cast<unsigned>(pos)}));
+                ++found;
+            },
+            key);
         BOOST_CHECK_EQUAL(scan->skipped_bytes, 0u);
-        BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t) {})->blocks, 0u);
+        BOOST_CHECK_EQUAL(BlockManager::ReadBlockFile(path, REGTEST_MAGIC, [](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) {})->blocks, 0u);
     }
     BOOST_CHECK_EQUAL(found, chain.size());
 

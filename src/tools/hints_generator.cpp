@@ -38,7 +38,7 @@ public:
         : m_params{params}, m_options{options}
     {
         std::unordered_map<uint256, uint256, SaltedCoinsCacheHasher> parents;
-        Scan([&](const std::shared_ptr<const CBlock>& block, uint64_t) { parents.emplace(block->GetHash(), block->hashPrevBlock); });
+        Scan([&](const std::shared_ptr<const CBlock>& block, uint64_t, std::span<const std::byte>) { parents.emplace(block->GetHash(), block->hashPrevBlock); });
         if (!parents.contains(tip)) throw std::runtime_error(fmt::format("the block files do not hold block {}, the UTXO set's base", tip.GetHex()));
         for (uint256 hash = tip; hash != params.GenesisHash();) {
             m_hashes.push_back(hash);
@@ -61,7 +61,7 @@ public:
     {
         int next = 1;
         std::map<int, std::shared_ptr<const CBlock>> early;
-        Scan([&](const std::shared_ptr<const CBlock>& block, uint64_t) {
+        Scan([&](const std::shared_ptr<const CBlock>& block, uint64_t, std::span<const std::byte>) {
             const auto found = m_heights.find(block->GetHash());
             if (found == m_heights.end() || found->second < next) return;
             early.emplace(found->second, block);

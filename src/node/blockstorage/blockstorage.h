@@ -248,8 +248,10 @@ public:
     // Appends the block to the current blk file, sets nTx, nFile, nDataPos
     // and BLOCK_HAVE_DATA. A block already stored is not written again. A
     // null position (logged) on an I/O failure. Throws std::logic_error when
-    // the block is not the entry's.
-    FlatFilePos SaveBlock(const CBlock& block, CBlockIndex& index);
+    // the block is not the entry's. `serialized`, when not empty, is the
+    // block's serialization (the bytes it was parsed from, ReadBlockFile):
+    // written as it is instead of serializing the block again.
+    FlatFilePos SaveBlock(const CBlock& block, CBlockIndex& index, std::span<const std::byte> serialized = {});
     // For -reindex: records that the block is already stored at pos (the
     // offset of its first byte in blk pos.nFile), as SaveBlock does after
     // writing it, without writing anything; the file's info grows to cover
@@ -306,12 +308,15 @@ public:
     // record whose size is out of range or whose block does not parse; a
     // truncated last record ends the scan. nullopt when the file cannot be
     // opened. The block is shared, so a caller that keeps it (ProcessBlock)
-    // does not copy it. `prepare`, when given, sees each block first, on a
-    // thread of its own between the one that parses ahead and the
-    // callbacks: work that needs no other block (kernel::CheckBlock, which
-    // marks a block that passes) leaves the callback's thread. An
-    // exception it throws ends the scan and reaches the caller.
-    using BlockFileCallback = std::function<void(const std::shared_ptr<const CBlock>& block, uint64_t data_pos)>;
+    // does not copy it. `serialized` is the bytes it was parsed from, for
+    // SaveBlock to store as they are: valid during the callback, empty when
+    // the record held more bytes than its block. `prepare`, when given,
+    // sees each block first, on a thread of its own between the one that
+    // parses ahead and the callbacks: work that needs no other block
+    // (kernel::CheckBlock, which marks a block that passes) leaves the
+    // callback's thread. An exception it throws ends the scan and reaches
+    // the caller.
+    using BlockFileCallback = std::function<void(const std::shared_ptr<const CBlock>& block, uint64_t data_pos, std::span<const std::byte> serialized)>;
     using BlockPrepare = std::function<void(const CBlock& block)>;
     static std::optional<BlockFileScan> ReadBlockFile(const std::filesystem::path& path, const MessageStartChars& magic,
                                                       const BlockFileCallback& callback, const BlockFileXorKey& xor_key = {},

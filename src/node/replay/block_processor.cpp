@@ -172,7 +172,8 @@ CBlockIndex* BlockProcessor::AcceptHeader(BlockManager& blockman, const CChainPa
     return blockman.AddToBlockIndex(header);
 }
 
-bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, const std::optional<FlatFilePos>& stored_at)
+bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, const std::optional<FlatFilePos>& stored_at,
+                                 std::span<const std::byte> serialized)
 {
     const CBlock& block = *shared;
     const uint256 hash = block.GetHash();
@@ -197,7 +198,7 @@ bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, co
     }
     if (stored_at) {
         m_blockman.SetBlockStored(block, *index, *stored_at);
-    } else if (m_blockman.SaveBlock(block, *index).IsNull()) {
+    } else if (m_blockman.SaveBlock(block, *index, serialized).IsNull()) {
         throw std::runtime_error("Failed to write block " + hash.GetHex());
     } else {
         m_accepted.emplace(index, shared);
@@ -214,9 +215,13 @@ bool BlockProcessor::AcceptBlock(const std::shared_ptr<const CBlock>& shared, co
     return true;
 }
 
-bool BlockProcessor::ProcessBlock(std::shared_ptr<const CBlock> first, std::optional<FlatFilePos> stored_at)
+bool BlockProcessor::ProcessBlock(std::shared_ptr<const CBlock> first, std::optional<FlatFilePos> stored_at,
+                                  std::span<const std::byte> serialized)
 {
     bool all_ok = true;
+    // The bytes are the first block's, for this call only: a block that
+    // waits for its parent is serialized when it is stored.
+    const CBlock* const with_bytes = first.get();
     std::vector<WaitingBlock> todo{{std::move(first), stored_at}};
     while (!todo.empty()) {
         auto next = todo.back();
@@ -226,7 +231,7 @@ bool BlockProcessor::ProcessBlock(std::shared_ptr<const CBlock> first, std::opti
             m_waiting.emplace(block.hashPrevBlock, std::move(next));
             continue;
         }
-        all_ok &= AcceptBlock(next.block, next.stored_at);
+        all_ok &= AcceptBlock(next.block, next.stored_at, next.block.get() == with_bytes ? serialized : std::span<const std::byte>{});
         const uint256 hash = block.GetHash();
         auto [begin, end] = m_waiting.equal_range(hash);
         for (auto it = begin; it != end; ++it) todo.push_back(it->second);
@@ -510,10 +515,10 @@ void BlockProcessor::ImportFile(const std::filesystem::path& path)
 {
     LogInfo("Importing blocks file {}...", path.string());
     size_t accepted = 0;
-    const auto process = [&](const std::shared_ptr<const CBlock>& block, uint64_t) {
+    const auto process = [&](const std::shared_ptr<const CBlock>& block, uint64_t, std::span<const std::byte> serialized) {
         if (m_shutdown) return;
         std::lock_guard lock{m_mutex};
-        if (ProcessBlock(block)) ++accepted;
+        if (ProcessBlock(block, std::nullopt, serialized)) ++accepted;
         ActivateBestChain();
     };
     const auto scan = BlockManager::ReadBlockFile(path, m_params.MessageStart(), process, {}, CheckAhead());
@@ -532,7 +537,7 @@ size_t BlockProcessor::ReindexBlockFiles()
         const auto path = m_blockman.BlockFilePath(file);
         if (!std::filesystem::exists(path)) break;
         LogInfo("Reindexing block file blk{:05}.dat...", file);
-        const auto index = [&](const std::shared_ptr<const CBlock>& block, uint64_t data_pos) {
+        const auto index = [&](const std::shared_ptr<const CBlock>& block, uint64_t data_pos, std::span<const std::byte>) {
             if (m_shutdown) return;
             std::lock_guard lock{m_mutex};
             ProcessBlock(block, FlatFilePos{file, static_cast<unsigned int>(data_pos)});

@@ -15,12 +15,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 
 class ThreadPool;
@@ -91,9 +93,11 @@ public:
 
     // Checks and stores a block; a block whose parent is not known yet
     // waits until it is. stored_at: the block is already in a blk file
-    // there (-reindex) and is indexed, not written. Returns false for an
-    // invalid block (logged).
-    bool ProcessBlock(std::shared_ptr<const CBlock> block, std::optional<FlatFilePos> stored_at = std::nullopt);
+    // there (-reindex) and is indexed, not written. serialized: the bytes
+    // the block was parsed from, stored as they are (SaveBlock). Returns
+    // false for an invalid block (logged).
+    bool ProcessBlock(std::shared_ptr<const CBlock> block, std::optional<FlatFilePos> stored_at = std::nullopt,
+                      std::span<const std::byte> serialized = {});
     // Moves the chainstate to the most-work chain of stored blocks.
     void ActivateBestChain();
     // Reads a blk-format file block by block (-loadblock).
@@ -143,7 +147,8 @@ private:
     bool DisconnectTip();
     // The stored, valid chain end with the most work, or nullptr.
     CBlockIndex* FindMostWorkChain() const;
-    bool AcceptBlock(const std::shared_ptr<const CBlock>& block, const std::optional<FlatFilePos>& stored_at);
+    bool AcceptBlock(const std::shared_ptr<const CBlock>& block, const std::optional<FlatFilePos>& stored_at,
+                     std::span<const std::byte> serialized);
     void MarkLinked(CBlockIndex& index);
     void InvalidBlockFound(CBlockIndex& index, const std::string& reason);
     void RollForwardCrashedFlush(const std::vector<uint256>& heads);
