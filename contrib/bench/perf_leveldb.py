@@ -16,6 +16,8 @@ records one). Prints three tables:
             that ran in LevelDB's own code and the part in libc or the
             kernel under it (memcpy, pread, page faults)
   symbols   LevelDB's hottest functions by self time
+  critical  the connecting thread's hottest functions by self time, of
+            every library (where the critical path's own time goes)
 
 Shares are of all samples of the process (cpu-clock samples: this machine
 kind has no hardware counters), so they add up with the dso shares perf
@@ -168,6 +170,7 @@ def main():
     op_where = collections.defaultdict(collections.Counter)
     op_tid = collections.defaultdict(collections.Counter)
     self_syms = collections.Counter()
+    self_by_tid = collections.defaultdict(collections.Counter)
     for tid, period, stack in read_samples(opts.perf_data):
         if not stack:
             continue
@@ -181,6 +184,7 @@ def main():
         dso_by_tid[tid][leaf_dso.rsplit("/", 1)[-1]] += period
         if LEVELDB_DSO in leaf_dso:
             self_syms[leaf_sym] += period
+        self_by_tid[tid][(leaf_sym, leaf_dso.rsplit("/", 1)[-1].split(".so")[0])] += period
         if c := classify_leveldb(stack):
             operation, detail, where = c
             ops[(operation, detail)] += period
@@ -218,6 +222,14 @@ def main():
     print(f"\n## leveldb functions by self time (top {opts.top})")
     for sym, n in self_syms.most_common(opts.top):
         print(f"{pct(n)}  {sym[:110]}")
+
+    critical_syms = collections.Counter()
+    for tid, syms in self_by_tid.items():
+        if role_of_tid[tid] == CRITICAL:
+            critical_syms.update(syms)
+    print(f"\n## the connecting thread's functions by self time (top {opts.top}; share of all samples, library)")
+    for (sym, dso), n in critical_syms.most_common(opts.top):
+        print(f"{pct(n)}  {sym[:100]}  ({dso})")
 
 
 if __name__ == "__main__":
