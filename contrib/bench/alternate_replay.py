@@ -11,6 +11,10 @@ with Bitcoin Core.
   e.g. contrib/bench/alternate_replay.py --chain chain.dat --blocks 2000 \\
       --dbcache 100 --runs 3 /tmp/parent/bitcoind build/src/bitcoind
 
+A BITCOIND written as PATH@LIBDIR runs PATH with LIBDIR first on
+LD_LIBRARY_PATH: the same build against another libleveldb, such as the one
+`contrib/bench/leveldb_symbols.sh --no-seek-compactions` builds.
+
 Before each run: dirty pages synced and the chain file read into the page
 cache (compare_core.read_through). Each run gets a fresh datadir.
 """
@@ -41,7 +45,12 @@ def run_once(bitcoind, opts, workdir):
             args.append(f"-prune={opts.prune}")
         args += opts.arg
         # wait4: this child's own CPU and peak RSS, not the largest of all.
-        _, status, usage = os.wait4(subprocess.Popen(args).pid, 0)
+        path, _, libdir = bitcoind.partition("@")
+        args[0] = path
+        env = dict(os.environ)
+        if libdir:
+            env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        _, status, usage = os.wait4(subprocess.Popen(args, env=env).pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"{bitcoind} failed: exit status {os.waitstatus_to_exitcode(status)}, datadir {datadir}")
         lines = (datadir / "regtest" / "debug.log").read_text().splitlines()

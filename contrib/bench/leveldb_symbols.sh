@@ -12,16 +12,33 @@
 # the installed one, so a profile taken with it stands for the installed
 # one; the build adds nothing but the symbol tables.
 #
+# With --no-seek-compactions it builds, for measurement only, the same
+# library with one change: a read never counts against a table's allowed
+# seeks (Version::UpdateStats does nothing), so LevelDB never schedules a
+# seek-triggered compaction, as in Bitcoin Core's LevelDB since 2025.
+# Debian's LevelDB has no option for it; this variant says how much of a
+# replay's compaction those are (doc/benchmarks/replay.md, round 21):
+#
+#   contrib/bench/alternate_replay.py ... build/src/bitcoind \
+#       build/src/bitcoind@$(contrib/bench/leveldb_symbols.sh --no-seek-compactions)
+#
 # The result is cached in ${COINSDB_CACHE:-$HOME/.cache/coinsdb}; the first
 # call downloads the source (about 250 kB) from deb.debian.org and builds it
 # in about a minute on one core. Needs libsnappy-dev (installed here if
 # missing, as Debian's build links snappy too).
 set -euo pipefail
 
+variant=symbols
+case "${1:-}" in
+    "") ;;
+    --no-seek-compactions) variant=no-seek-compactions ;;
+    *) echo "usage: $0 [--no-seek-compactions]" >&2; exit 2 ;;
+esac
+
 version=$(dpkg-query -W -f='${Version}' libleveldb1d 2>/dev/null) || {
     echo "libleveldb1d is not installed (run contrib/install_deps.sh)" >&2; exit 1; }
 cache=${COINSDB_CACHE:-$HOME/.cache/coinsdb}
-out=$cache/leveldb-$version-symbols
+out=$cache/leveldb-$version-$variant
 lib=$out/lib/libleveldb.so.1d
 
 if [ ! -e "$lib" ]; then
@@ -42,6 +59,17 @@ if [ ! -e "$lib" ]; then
     apt-get "${apt_opts[@]}" update >&2
     (cd "$work" && apt-get "${apt_opts[@]}" source "leveldb=$version" >&2)
     src=$(find "$work" -maxdepth 1 -type d -name 'leveldb-*' | head -1)
+    if [ "$variant" = no-seek-compactions ]; then
+        # The one place a read is charged to a table (Get, and an
+        # iterator's read sampling, both end here).
+        file=$src/db/version_set.cc
+        before='  if (f != nullptr) {'
+        after='  if (false \&\& f != nullptr) {  // coinsdb: no seek-triggered compactions'
+        [ "$(grep -c -F -x "$before" "$file")" = 1 ] || {
+            echo "$file: Version::UpdateStats is not as expected; not patching" >&2; exit 1; }
+        sed -i "s|^$before\$|$after|" "$file"
+        grep -q "coinsdb: no seek-triggered compactions" "$file" || { echo "patching $file failed" >&2; exit 1; }
+    fi
     # Debian's rules build with dpkg-buildflags' flags plus -fPIC and
     # CMAKE_BUILD_TYPE=None (the flags alone decide); -g is among them.
     flags="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS) -fPIC"
