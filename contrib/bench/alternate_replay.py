@@ -11,6 +11,9 @@ with Bitcoin Core.
   e.g. contrib/bench/alternate_replay.py --chain chain.dat --blocks 2000 \\
       --dbcache 100 --runs 3 /tmp/parent/bitcoind build/src/bitcoind
 
+Each run's compaction bytes are also given by the level the compactions
+moved data from (compare_core.leveldb_writes).
+
 A BITCOIND written as PATH@LIBDIR runs PATH with LIBDIR first on
 LD_LIBRARY_PATH: the same build against another libleveldb, such as the one
 `contrib/bench/leveldb_symbols.sh --no-seek-compactions` builds.
@@ -56,7 +59,8 @@ def run_once(bitcoind, opts, workdir):
         lines = (datadir / "regtest" / "debug.log").read_text().splitlines()
         figures = compare_core.replay_figures(lines, opts.blocks)
         return {"import_s": figures["import_s"], "compacted_mib": figures["compacted_mib"],
-                "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mib": usage.ru_maxrss / 1024}
+                "by_level": figures["compacted_mib_by_level"], "cpu_s": usage.ru_utime + usage.ru_stime,
+                "peak_rss_mib": usage.ru_maxrss / 1024}
     finally:
         shutil.rmtree(datadir, ignore_errors=True)
 
@@ -78,8 +82,9 @@ def main():
         for bitcoind in opts.bitcoind:
             figures = run_once(bitcoind, opts, workdir)
             results[bitcoind].append(figures)
-            print(f"run {run + 1} {bitcoind}: " + ", ".join(f"{label} {fmt.format(figures[key])}" for key, label, fmt in FIGURES),
-                  flush=True)
+            by_level = " ".join(f"{level}:{mib:.0f}" for level, mib in figures["by_level"].items()) or "none"
+            print(f"run {run + 1} {bitcoind}: " + ", ".join(f"{label} {fmt.format(figures[key])}" for key, label, fmt in FIGURES) +
+                  f" (from level:MiB {by_level})", flush=True)
     print("\nmedians of %d runs" % opts.runs)
     for bitcoind, runs in results.items():
         print(f"{bitcoind}: " + ", ".join(f"{label} {fmt.format(statistics.median(r[key] for r in runs))}" for key, label, fmt in FIGURES))

@@ -124,11 +124,19 @@ def replay_figures(lines, blocks):
 def leveldb_writes(lines):
     """LevelDB's own log lines (-debug=leveldb), of every database the node
     has (the chainstate and the small block index): tables made from a
-    memtable, tables a compaction wrote, and the compactions."""
+    memtable, tables a compaction wrote (in all, and by the level the
+    compaction moved data from: one from a level under its size limit is
+    a seek-triggered compaction, which reads start), and the
+    compactions."""
     level0 = [int(m.group(1)) for line in lines if (m := re.search(r"Level-0 table #\d+: (\d+) bytes", line))]
-    generated = [int(m.group(1)) for line in lines if (m := re.search(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes", line))]
+    generated = [(int(m.group(1)), int(m.group(2))) for line in lines
+                 if (m := re.search(r"Generated table #\d+@(\d+): \d+ keys, (\d+) bytes", line))]
+    by_level = {}
+    for level, size in generated:
+        by_level[level] = by_level.get(level, 0) + size / MIB
     compactions = sum(1 for line in lines if re.search(r"Compacting \d+@\d+ \+ \d+@\d+ files", line))
-    return {"memtable_tables_mib": sum(level0) / MIB, "compacted_mib": sum(generated) / MIB, "compactions": compactions}
+    return {"memtable_tables_mib": sum(level0) / MIB, "compacted_mib": sum(size for _, size in generated) / MIB,
+            "compacted_mib_by_level": dict(sorted(by_level.items())), "compactions": compactions}
 
 
 def after_import_figures(lines):
