@@ -6,6 +6,7 @@
 #include <dbwrapper/ingest_run.h>
 #include <dbwrapper/slices.h>
 #include <util/log.h>
+#include <util/sort_prefix.h>
 #include <util/xor.h>
 
 #include <leveldb/cache.h>
@@ -340,9 +341,9 @@ struct CDBBatch::Impl {
     // Offsets in descending key order; equal keys keep their staging order,
     // so the last one wins. A sort on bare offsets decoded two records of
     // the staging buffer at each comparison (4.8% of a -dbcache=100
-    // replay's samples, on the connecting thread): each record's first 8
-    // key bytes now sit beside its offset, read as a big-endian number, and
-    // the records are decoded only when those tie (a transaction's outputs).
+    // replay's samples, on the connecting thread): each record's key's
+    // SortPrefix (util/sort_prefix.h) now sits beside its offset, and the
+    // records are decoded only when those tie (a transaction's outputs).
     void SortDescending()
     {
         struct Keyed {
@@ -353,11 +354,7 @@ struct CDBBatch::Impl {
         keyed.reserve(offsets.size());
         for (const size_t offset : offsets) {
             const leveldb::Slice key = KeyAt(offset);
-            std::array<unsigned char, 8> bytes{};
-            std::memcpy(bytes.data(), key.data(), std::min(key.size(), bytes.size()));
-            uint64_t prefix = 0;
-            for (const unsigned char byte : bytes) prefix = prefix << 8 | byte;
-            keyed.push_back({prefix, offset});
+            keyed.push_back({SortPrefix({reinterpret_cast<const unsigned char*>(key.data()), key.size()}), offset});
         }
         // Total order (key descending, then offset), so an unstable sort
         // gives what a stable one did. A zero-padded prefix can tie with a

@@ -3,12 +3,12 @@
 #include <crypto/random.h>
 #include <util/log.h>
 #include <util/memory.h>
+#include <util/sort_prefix.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -146,8 +146,8 @@ struct VarIntBytes {
     }
 };
 
-// A dirty cache entry and the first 8 bytes of its key's txid, read as a
-// big-endian number so that numeric order is byte order. Sorting bare
+// A dirty cache entry and the first 8 bytes of its key's txid as a
+// SortPrefix (util/sort_prefix.h), whose order is the bytes'. Sorting bare
 // entry pointers read two entries, scattered over the heap, at each of a
 // sort's ~n log n comparisons: 2.1 s of a 2.8 s first flush of 2M coins.
 // With the prefix beside the pointer, a comparison reads an entry only
@@ -156,14 +156,7 @@ struct EntryByKey {
     uint64_t prefix;
     const CoinsCachePair* entry;
 
-    explicit EntryByKey(const CoinsCachePair* e) : prefix{KeyPrefix(e->first)}, entry{e} {}
-
-    static uint64_t KeyPrefix(const COutPoint& outpoint)
-    {
-        uint64_t word;
-        std::memcpy(&word, outpoint.hash.data(), sizeof(word));
-        return std::endian::native == std::endian::little ? __builtin_bswap64(word) : word;
-    }
+    explicit EntryByKey(const CoinsCachePair* e) : prefix{SortPrefix({e->first.hash.data(), uint256::SIZE})}, entry{e} {}
 };
 
 } // namespace
