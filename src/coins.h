@@ -649,6 +649,8 @@ private:
     void MarkDirty(CCoinsMap::iterator it);
     // Erases an entry, taking it off the flagged list first.
     void EraseEntry(CCoinsMap::iterator it);
+    // Empties the map (and its heap accounting) after a flush.
+    void DropEntries() noexcept;
 
     mutable uint256 m_best_block;
     // Declared before the map, which destroys its entries in it.
@@ -659,6 +661,10 @@ private:
     // Heap bytes of the cached coins' scripts; the map's own nodes are
     // added in DynamicMemoryUsage().
     mutable size_t m_cached_coins_usage{0};
+    // Slots of the entries EmplaceNewCoinInternalDANGER put in with a
+    // script on the heap, until the map is next emptied (DropEntries). A
+    // slot may since hold another entry, or none.
+    std::vector<uint32_t> m_heap_slots;
     // Entries flagged DIRTY; the cursor counts it down as a write releases
     // them.
     size_t m_dirty_count{0};

@@ -5,7 +5,8 @@
 // out in address order; an entry whose constructor throws leaves the map as
 // it was; contains and count agree with the model; emplace inserts only an
 // absent key and emplace_absent skips the lookup; prefetch changes nothing;
-// the memory figure is exactly entries, buckets and bitmaps.
+// the memory figure is exactly entries, buckets and bitmaps; live_at finds
+// an entry by its slot; clear_without_destructors runs no destructor.
 
 #include <util/slab_hash_map.h>
 
@@ -379,6 +380,68 @@ BOOST_AUTO_TEST_CASE(memory_is_entries_buckets_and_bitmaps)
     BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 70 * sizeof(Entry) + 100 * sizeof(uint32_t) + (64 + 128) / 8);
     map.erase(5);
     BOOST_CHECK_EQUAL(map.DynamicMemoryUsage(), 69 * sizeof(Entry) + 100 * sizeof(uint32_t) + (64 + 128) / 8);
+}
+
+// live_at finds an entry by the slot its iterator reports, and nothing in
+// a slot that was freed or never used; prefetch_slot changes nothing.
+BOOST_AUTO_TEST_CASE(live_at_finds_entries_by_slot)
+{
+    SlabHashMap<Entry, MixingHash> map;
+    std::vector<uint32_t> slots;
+    for (uint64_t key = 0; key < 200; ++key) slots.push_back(map.try_emplace(key, std::to_string(key)).first.slot());
+    for (uint64_t key = 0; key < 200; ++key) {
+        map.prefetch_slot(slots[key]);
+        const Entry* entry = map.live_at(slots[key]);
+        BOOST_REQUIRE(entry != nullptr);
+        BOOST_CHECK_EQUAL(entry->first, key);
+        BOOST_CHECK(entry == &*map.find(key));
+    }
+    map.erase(17);
+    BOOST_CHECK(map.live_at(slots[17]) == nullptr);
+    // Past the arena's high water, including slots of chunks never made.
+    map.prefetch_slot(200);
+    map.prefetch_slot(1'000'000);
+    BOOST_CHECK(map.live_at(200) == nullptr);
+    BOOST_CHECK(map.live_at(1'000'000) == nullptr);
+    // The freed slot holds the next entry.
+    const uint32_t reused = map.try_emplace(uint64_t{1000}).first.slot();
+    BOOST_CHECK_EQUAL(reused, slots[17]);
+    BOOST_CHECK_EQUAL(map.live_at(reused)->first, 1000U);
+    BOOST_CHECK_EQUAL(map.size(), 200U);
+    map.clear();
+    BOOST_CHECK(map.live_at(slots[0]) == nullptr);
+    BOOST_CHECK_EQUAL(Entry::live, 0);
+}
+
+// clear_without_destructors empties the map as clear() does (lookups find
+// nothing, the refill takes the same slots in order) but runs no
+// destructor: the caller has seen to what they would have freed.
+BOOST_AUTO_TEST_CASE(clear_without_destructors_runs_none)
+{
+    SlabArena<Entry> arena;
+    SlabHashMap<Entry, MixingHash> map{0, MixingHash{}, {}, &arena};
+    std::vector<const Entry*> first_fill;
+    for (uint64_t key = 0; key < 300; ++key) first_fill.push_back(&*map.try_emplace(key).first);
+    const size_t buckets = map.bucket_count();
+    BOOST_CHECK_EQUAL(Entry::live, 300);
+
+    map.clear_without_destructors();
+    BOOST_CHECK_EQUAL(Entry::live, 300);
+    // Their memory is the map's again; the count of live ones is the test's.
+    Entry::live = 0;
+    BOOST_CHECK_EQUAL(map.size(), 0U);
+    BOOST_CHECK_EQUAL(arena.InUse(), 0U);
+    BOOST_CHECK_EQUAL(arena.HighWater(), 0U);
+    BOOST_CHECK_EQUAL(map.bucket_count(), buckets);
+    BOOST_CHECK(map.begin() == map.end());
+    for (uint64_t key = 0; key < 300; ++key) BOOST_CHECK(map.find(key) == map.end());
+
+    std::map<uint64_t, std::string> model;
+    for (uint64_t key = 500; key < 800; ++key) {
+        BOOST_CHECK(&*map.try_emplace(key, "v").first == first_fill[key - 500]);
+        model.emplace(key, "v");
+    }
+    CheckAgainst(map, model);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
