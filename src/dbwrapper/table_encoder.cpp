@@ -1,5 +1,6 @@
 #include <dbwrapper/table_encoder.h>
 
+#include <dbwrapper/bloom.h>
 #include <dbwrapper/codec.h>
 #include <dbwrapper/slices.h>
 
@@ -140,8 +141,9 @@ struct TableFileWriter::Block {
 };
 
 TableFileWriter::TableFileWriter(leveldb::WritableFile* file, const leveldb::FilterPolicy* user_filter)
-    : m_file{file}, m_filter{user_filter}, m_data{std::make_unique<Block>(DATA_RESTART_INTERVAL)},
-      m_index{std::make_unique<Block>(1)}, m_status{std::make_unique<leveldb::Status>()}
+    : m_file{file}, m_filter{user_filter}, m_bloom_bits_per_key{BuiltinBloomBitsPerKey(*user_filter)},
+      m_data{std::make_unique<Block>(DATA_RESTART_INTERVAL)}, m_index{std::make_unique<Block>(1)},
+      m_status{std::make_unique<leveldb::Status>()}
 {
     m_data->buffer.reserve(2 * BLOCK_BYTES);
 }
@@ -158,8 +160,12 @@ leveldb::Status TableFileWriter::Add(std::string_view internal_key, std::string_
         m_pending_index = false;
     }
     const std::string_view user_key = UserKeyOf(internal_key);
-    m_filter_starts.push_back(m_filter_keys.size());
-    m_filter_keys.append(user_key);
+    if (m_bloom_bits_per_key > 0) {
+        m_filter_hashes.push_back(BloomHash(user_key));
+    } else {
+        m_filter_starts.push_back(m_filter_keys.size());
+        m_filter_keys.append(user_key);
+    }
     m_data->Add(internal_key, value);
     if (m_data->SizeEstimate() >= BLOCK_BYTES) FlushDataBlock();
     return *m_status;
@@ -203,6 +209,11 @@ void TableFileWriter::StartFilters(uint64_t block_offset)
 void TableFileWriter::GenerateFilter()
 {
     m_filter_offsets.push_back(static_cast<uint32_t>(m_filters.size()));
+    if (m_bloom_bits_per_key > 0) {
+        if (!m_filter_hashes.empty()) AppendBloomFilter(m_filter_hashes, m_bloom_bits_per_key, m_filters);
+        m_filter_hashes.clear();
+        return;
+    }
     if (m_filter_starts.empty()) return;
     std::vector<leveldb::Slice> keys;
     keys.reserve(m_filter_starts.size());
@@ -226,7 +237,7 @@ void TableFileWriter::Append(std::string_view bytes)
 leveldb::Status TableFileWriter::Finish()
 {
     FlushDataBlock();
-    if (!m_filter_starts.empty()) GenerateFilter();
+    if (!m_filter_starts.empty() || !m_filter_hashes.empty()) GenerateFilter();
     const auto filters_start = static_cast<uint32_t>(m_filters.size());
     for (const uint32_t offset : m_filter_offsets) PutFixed(m_filters, offset, sizeof(uint32_t));
     PutFixed(m_filters, filters_start, sizeof(uint32_t));
@@ -306,12 +317,13 @@ std::unique_ptr<TableWriter> NewTableWriter(leveldb::WritableFile* file, const l
     return std::make_unique<TableFileWriter>(file, user_filter);
 }
 
-std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb)
+std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb,
+                           const leveldb::FilterPolicy* user_filter)
 {
     std::unique_ptr<const leveldb::FilterPolicy> bloom{leveldb::NewBloomFilterPolicy(10)};
     std::string bytes;
     StringFile file{bytes};
-    const std::unique_ptr<TableWriter> writer = NewTableWriter(&file, bloom.get(), leveldb::BytewiseComparator(), by_leveldb);
+    const std::unique_ptr<TableWriter> writer = NewTableWriter(&file, user_filter ? user_filter : bloom.get(), leveldb::BytewiseComparator(), by_leveldb);
     for (const auto& [key, value] : records) writer->Add(key, value);
     writer->Finish();
     return bytes;

@@ -20,7 +20,8 @@
 //               keys are internal keys (dbwrapper/codec.h)
 //   filter      for each 2 KiB of data-block offsets, the bloom filter of the
 //               user keys of the blocks that start there (none: an empty
-//               filter); fixed32 offset of each filter; fixed32 where those
+//               filter; LevelDB's own bloom filters are built by
+//               dbwrapper/bloom.h, any other by the filter policy); fixed32 offset of each filter; fixed32 where those
 //               offsets start; the byte 11 (2 KiB = 1 << 11). Written with a
 //               trailer, not in block format.
 //   metaindex   one entry: "filter." + the filter policy's name -> its handle
@@ -92,14 +93,19 @@ private:
 
     leveldb::WritableFile* m_file;
     const leveldb::FilterPolicy* m_filter;
+    // Set when m_filter is LevelDB's built-in bloom filter: the filters
+    // are then built here (dbwrapper/bloom.h), from each key's hash.
+    const int m_bloom_bits_per_key;
     std::unique_ptr<Block> m_data;
     std::unique_ptr<Block> m_index;
     std::string m_last_key;
     bool m_pending_index{false};
     Handle m_pending_handle;
-    // The user keys of the filter being collected, and the filters so far.
+    // The user keys of the filter being collected (their bloom hashes
+    // instead, with m_bloom_bits_per_key), and the filters so far.
     std::string m_filter_keys;
     std::vector<size_t> m_filter_starts;
+    std::vector<uint32_t> m_filter_hashes;
     std::string m_filters;
     std::vector<uint32_t> m_filter_offsets;
     // The file's size so far.
@@ -118,9 +124,11 @@ std::unique_ptr<TableWriter> NewTableWriter(leveldb::WritableFile* file, const l
 std::unique_ptr<leveldb::Comparator> NewInternalKeyOrder(const leveldb::Comparator* user_order);
 
 // Tests: one table file of `records` (internal key, value; keys rising),
-// built by TableFileWriter or by leveldb::TableBuilder, each with a 10-bit
-// bloom filter over user keys.
-std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb);
+// built by TableFileWriter or by leveldb::TableBuilder, each with
+// `user_filter` over user keys (null: LevelDB's bloom filter at 10 bits
+// per key, the databases' own).
+std::string TableFileBytes(std::span<const std::pair<std::string, std::string>> records, bool by_leveldb,
+                           const leveldb::FilterPolicy* user_filter = nullptr);
 
 } // namespace dbwrapper_ingest
 
