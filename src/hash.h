@@ -53,4 +53,11 @@ inline uint256 Hash256(std::span<const unsigned char> data)
     return writer.GetHash();
 }
 
+inline uint256 Hash256(std::span<const std::byte> data)
+{
+    HashWriter writer;
+    writer.write(data);
+    return writer.GetHash();
+}
+
 #endif // COINSDB_HASH_H

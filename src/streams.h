@@ -112,6 +112,8 @@ public:
     }
     size_t size() const { return m_data.size(); }
     bool empty() const { return m_data.empty(); }
+    // The bytes not read yet.
+    std::span<const std::byte> remaining() const { return m_data; }
 
     template <typename T>
     SpanReader& operator>>(T&& obj)

@@ -3,9 +3,12 @@
 
 #include <primitives/transaction.h>
 #include <serialize.h>
+#include <streams.h>
 #include <uint256.h>
 
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 // A block header. The block hash is SHA256d of exactly these 80 bytes.
@@ -92,8 +95,17 @@ public:
         // Grow as transactions arrive instead of trusting the count with memory.
         for (uint64_t i = 0; i < count; ++i) {
             CMutableTransaction tx;
-            tx.Unserialize(s);
-            vtx.push_back(MakeTransactionRef(std::move(tx)));
+            if constexpr (std::is_same_v<Stream, SpanReader>) {
+                // The block's bytes are in memory: hash each transaction from
+                // them rather than serializing it again (blocks read from
+                // disk all come this way).
+                const std::span<const std::byte> from{s.remaining()};
+                tx.Unserialize(s);
+                vtx.push_back(std::make_shared<const CTransaction>(std::move(tx), from.first(from.size() - s.size())));
+            } else {
+                tx.Unserialize(s);
+                vtx.push_back(MakeTransactionRef(std::move(tx)));
+            }
         }
     }
 };

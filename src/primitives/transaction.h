@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <ios>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -218,6 +219,14 @@ public:
 
     explicit CTransaction(const CMutableTransaction& tx);
     explicit CTransaction(CMutableTransaction&& tx);
+    // For a reader that holds the bytes tx was just unserialized from
+    // (`read_from`, exactly those): the hashes are taken from them instead of
+    // from a second serialization of tx, which costs a copy of every field
+    // into SHA-256's buffer. They are the bytes a serialization would give,
+    // because the reader refuses every other encoding of the same transaction
+    // (non-minimal CompactSizes, a superfluous witness flag: see
+    // UnserializeTransaction), so the hashes still match the contents.
+    CTransaction(CMutableTransaction&& tx, std::span<const std::byte> read_from);
 
     template <typename Stream>
     void Serialize(Stream& s) const { SerializeTransaction(*this, s, /*with_witness=*/true); }
@@ -248,6 +257,7 @@ private:
     bool ComputeHasWitness() const;
     uint256 ComputeHash() const;
     uint256 ComputeWitnessHash() const;
+    uint256 ComputeHashFrom(std::span<const std::byte> read_from) const;
 };
 
 // A transaction under construction; nothing is cached, so GetHash()

@@ -184,6 +184,41 @@ BOOST_AUTO_TEST_CASE(p2wsh_spend)
     BOOST_CHECK(CTransaction{ParseMutable(legacy_hex)} == legacy);
 }
 
+// Hashes taken from the bytes a transaction was read from (what a block read
+// from memory does) are Bitcoin Core's txid and wtxid, with and without a
+// witness.
+BOOST_AUTO_TEST_CASE(hashes_from_read_bytes)
+{
+    struct Vector {
+        const char* hex;
+        std::string txid;
+        std::string wtxid;
+    };
+    const std::vector<Vector> vectors{
+        {GENESIS_COINBASE_HEX, GENESIS_COINBASE_TXID, GENESIS_COINBASE_TXID},
+        {TESTNET_WITNESS_COINBASE_HEX, TESTNET_WITNESS_COINBASE_TXID, TESTNET_WITNESS_COINBASE_WTXID},
+        {P2WSH_SPEND_HEX, P2WSH_SPEND_TXID, P2WSH_SPEND_WTXID},
+    };
+    for (const Vector& vector : vectors) {
+        const auto bytes = ParseHexOrThrow(vector.hex);
+        SpanReader reader{bytes};
+        CMutableTransaction mtx;
+        reader >> mtx;
+        BOOST_REQUIRE(reader.empty());
+        const CTransaction tx{std::move(mtx), std::as_bytes(std::span{bytes})};
+        BOOST_CHECK_EQUAL(tx.GetHash().GetHex(), vector.txid);
+        BOOST_CHECK_EQUAL(tx.GetWitnessHash().GetHex(), vector.wtxid);
+        BOOST_CHECK_EQUAL(SerializedHex(tx), vector.hex);
+    }
+    // Bytes too short for the witness the transaction holds are a caller's
+    // bug, refused rather than hashed out of bounds.
+    const auto bytes = ParseHexOrThrow(P2WSH_SPEND_HEX);
+    SpanReader reader{bytes};
+    CMutableTransaction mtx;
+    reader >> mtx;
+    BOOST_CHECK_THROW((CTransaction{std::move(mtx), std::as_bytes(std::span{bytes}.first(20))}), std::logic_error);
+}
+
 BOOST_AUTO_TEST_CASE(hand_built_layout)
 {
     const CMutableTransaction mtx = HandBuilt();
