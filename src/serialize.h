@@ -196,7 +196,13 @@ void Unserialize(Stream& s, std::vector<T>& items)
         ReadBytesInChunks(s, items, count);
     } else {
         items.clear();
-        // Grow as elements arrive instead of trusting the count with memory.
+        // Reserve for the count, up to 64 KiB of elements: a block's inputs
+        // and outputs then take one allocation each instead of a growth
+        // series, and a count that lies about the bytes behind it costs at
+        // most that much before the read fails. Past it, grow as elements
+        // arrive.
+        constexpr uint64_t max_reserved = std::max<uint64_t>(1, (64 << 10) / sizeof(T));
+        items.reserve(std::min(count, max_reserved));
         for (uint64_t i = 0; i < count; ++i) Unserialize(s, items.emplace_back());
     }
 }

@@ -383,6 +383,27 @@ BOOST_AUTO_TEST_CASE(vector_unserialize_errors)
     BOOST_CHECK(reused == (std::vector<unsigned char>{7}));
 }
 
+// A vector of non-byte elements takes one allocation for its count, but a
+// count is trusted with at most 64 KiB before its elements have been read.
+BOOST_AUTO_TEST_CASE(vector_reserve_is_bounded)
+{
+    std::vector<uint32_t> three;
+    DataStream stream{StreamFromHex("03"
+                                    "01000000"
+                                    "02000000"
+                                    "03000000")};
+    stream >> three;
+    BOOST_CHECK_EQUAL(three.capacity(), 3U);
+
+    // A count of 2^24 (under MAX_SIZE) with one element behind it: refused
+    // at the end of the data, and what was reserved stays at 64 KiB.
+    std::vector<uint32_t> lying;
+    DataStream short_stream{StreamFromHex("fe00000001"
+                                          "01000000")};
+    BOOST_CHECK_THROW(short_stream >> lying, std::ios_base::failure);
+    BOOST_CHECK_EQUAL(lying.capacity(), (64U << 10) / sizeof(uint32_t));
+}
+
 BOOST_AUTO_TEST_CASE(datastream_end_of_data)
 {
     DataStream stream{StreamFromHex("010203")};
