@@ -106,6 +106,10 @@ void BlockProcessor::LoadGenesisBlock()
     const CBlockIndex* known = m_blockman.LookupBlockIndex(m_params.GenesisHash());
     if (known && (known->nStatus & BLOCK_HAVE_DATA)) return;
     if (!ProcessBlock(std::make_shared<const CBlock>(m_params.GenesisBlock()))) throw std::runtime_error("Failed to store the genesis block");
+    // On disk at once, index and block: the block files hold records back
+    // until a sync (RecordFileWriter), and a -reindex or -reindex-chainstate
+    // after a crash checks that blk00000.dat starts with this block.
+    if (!m_blockman.WriteIndex()) throw std::runtime_error("Failed to write the genesis block");
     ActivateBestChain();
     LogInfo("Stored the genesis block {}", m_params.GenesisHash().GetHex());
 }
