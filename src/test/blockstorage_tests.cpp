@@ -179,6 +179,8 @@ BOOST_AUTO_TEST_CASE(save_and_read_round_trip)
         expected_pos += node::STORAGE_HEADER_BYTES + bytes.size();
         entries.push_back(index);
     }
+    // Records reach the file on the writer's thread: Flush waits for them.
+    blockman.Flush();
     BOOST_CHECK_EQUAL(FileHex(blockman.BlockFilePath(0)), expected_file);
 
     for (size_t i = 0; i < chain.size(); ++i) {
@@ -231,6 +233,8 @@ BOOST_AUTO_TEST_CASE(file_rollover)
         BOOST_CHECK_EQUAL(entries[i]->nDataPos, (i % 2) * record + node::STORAGE_HEADER_BYTES);
     }
     BOOST_CHECK_EQUAL(blockman.LastBlockFile(), 3);
+    // A file left for the next is synced, so whole; the last one once
+    // flushed (its records are written on a thread of their own).
     for (int file = 0; file < 3; ++file) {
         BOOST_CHECK_EQUAL(std::filesystem::file_size(blockman.BlockFilePath(file)), 2 * record);
         const CBlockFileInfo* info = blockman.GetBlockFileInfo(file);
@@ -238,6 +242,7 @@ BOOST_AUTO_TEST_CASE(file_rollover)
         BOOST_CHECK(*info == (CBlockFileInfo{2, static_cast<unsigned>(2 * record), 0, unsigned(2 * file), unsigned(2 * file + 1),
                                              chain[2 * file].nTime, chain[2 * file + 1].nTime}));
     }
+    blockman.Flush();
     BOOST_CHECK_EQUAL(std::filesystem::file_size(blockman.BlockFilePath(3)), record);
     BOOST_CHECK(!blockman.GetBlockFileInfo(4));
     for (size_t i = 0; i < chain.size(); ++i) {
@@ -281,6 +286,7 @@ BOOST_AUTO_TEST_CASE(undo_round_trip_and_checksum)
     }
     // Rev N pairs with blk N: blocks 1 -> rev 0; 2, 3 -> rev 1; 4 -> rev 2.
     BOOST_CHECK_EQUAL(expected_rev.size(), 3u);
+    blockman.Flush();
     for (const auto& [file, hex] : expected_rev) {
         BOOST_CHECK_EQUAL(FileHex(blockman.UndoFilePath(file)), hex);
         BOOST_CHECK_EQUAL(blockman.GetBlockFileInfo(file)->nUndoSize, hex.size() / 2);
@@ -549,6 +555,7 @@ BOOST_AUTO_TEST_CASE(reindex_blocks_where_they_are)
     CBlockIndex* added = AddAndSave(blockman, next);
     BOOST_CHECK(added->GetBlockPos() == (FlatFilePos{2, infos[2].nSize + node::STORAGE_HEADER_BYTES}));
     size_t in_last_file = 0;
+    blockman.Flush();
     BlockManager::ReadBlockFile(
         blockman.BlockFilePath(2), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>&, uint64_t, std::span<const std::byte>) { ++in_last_file; }, key);
     BOOST_CHECK_EQUAL(in_last_file, 2u);
@@ -788,6 +795,7 @@ BOOST_AUTO_TEST_CASE(read_core_block_files, *boost::unit_test::precondition(Vect
                 CBlockIndex* index = AddAndSave(blockman, blocks[i]);
                 BOOST_CHECK_EQUAL(index->nDataPos, offsets[i]);
             }
+            blockman.Flush();
             BOOST_CHECK(ReadFileToString(blockman.BlockFilePath(0)) == ReadFileToString(blocks_dat));
             const CBlockIndex* best = blockman.BestHeader();
             BOOST_CHECK_EQUAL(best->hash.GetHex(), expected["base_blockhash"].get<std::string>());
@@ -956,6 +964,7 @@ BOOST_AUTO_TEST_CASE(read_block_file_prepares_each_block_ahead)
     const auto chain = MakeChain(6);
     BlockManager blockman{Options()};
     for (const CBlock& block : chain) AddAndSave(blockman, block);
+    blockman.Flush();
     // prepare sees every block, on a thread of its own, before the
     // callback does; what it marks on the block reaches the callback.
     std::mutex mutex;
@@ -1015,6 +1024,7 @@ BOOST_AUTO_TEST_CASE(read_own_block_files)
     BlockManager blockman{Options(2 * RecordSize(chain[0]) + 1)};
     std::vector<CBlockIndex*> entries;
     for (const CBlock& block : chain) entries.push_back(AddAndSave(blockman, block));
+    blockman.Flush();
     size_t next = 0;
     for (int file = 0; file <= blockman.LastBlockFile(); ++file) {
         const auto scan = BlockManager::ReadBlockFile(blockman.BlockFilePath(file), REGTEST_MAGIC, [&](const std::shared_ptr<const CBlock>& read, uint64_t pos, std::span<const std::byte>) {
@@ -1066,6 +1076,7 @@ BOOST_AUTO_TEST_CASE(obfuscated_block_and_undo_files)
         }
         BOOST_CHECK_EQUAL(expected_blk.size(), 3u);
         BOOST_REQUIRE_NE(entries[1]->nDataPos % 8, 0u);
+        blockman.Flush();
         for (const auto& [file, hex] : expected_blk) BOOST_CHECK_EQUAL(FileHex(blockman.BlockFilePath(file)), xored_hex(hex));
         for (const auto& [file, hex] : expected_rev) BOOST_CHECK_EQUAL(FileHex(blockman.UndoFilePath(file)), xored_hex(hex));
         for (size_t i = 0; i < chain.size(); ++i) {

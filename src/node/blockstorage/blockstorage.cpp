@@ -143,10 +143,11 @@ BlockManager::WriteHandle& BlockManager::HandleFor(FileKind kind)
 
 bool BlockManager::SyncHandle(WriteHandle& handle)
 {
-    if (!handle.stream || !handle.unsynced) return true;
-    std::FILE* file = handle.stream->Get();
-    if (std::fflush(file) != 0 || fsync(fileno(file)) != 0) {
-        LogError("Syncing block file {} failed: {}", handle.file, std::strerror(errno));
+    if (!handle.writer || !handle.unsynced) return true;
+    std::string error;
+    if (!handle.writer->Sync(error)) {
+        LogError("Syncing block file {} failed: {}", handle.file, error);
+        m_write_failed = true;
         return false;
     }
     handle.unsynced = false;
@@ -155,29 +156,34 @@ bool BlockManager::SyncHandle(WriteHandle& handle)
 
 void BlockManager::CloseHandle(WriteHandle& handle)
 {
-    if (!handle.stream) return;
+    if (!handle.writer) return;
     SyncHandle(handle);
-    handle.stream->fclose();
-    handle.stream.reset();
+    handle.writer.reset();
     handle.file = -1;
     handle.unsynced = false;
+}
+
+void BlockManager::FlushForRead(FileKind kind, int file) const
+{
+    const WriteHandle& handle = kind == FileKind::BLOCK ? m_block_handle : m_undo_handle;
+    if (!handle.writer || handle.file != file) return;
+    std::string error;
+    // A failure is the writer's for good; the read then finds what the
+    // file has, and the next Sync reports it.
+    if (!handle.writer->Flush(error)) LogError("Flushing {} before a read failed: {}", handle.writer->Path().string(), error);
 }
 
 bool BlockManager::OpenForWrite(FileKind kind, int file)
 {
     WriteHandle& handle = HandleFor(kind);
-    if (handle.stream && handle.file == file) return true;
+    if (handle.writer && handle.file == file) return true;
     CloseHandle(handle);
-    const auto path = FilePath(kind, file);
-    // "rb+" so that writing at a position never truncates what follows;
-    // create only when the file is really missing.
-    std::FILE* stream = std::fopen(path.c_str(), "rb+");
-    if (!stream && errno == ENOENT) stream = std::fopen(path.c_str(), "wb+");
-    if (!stream) {
-        LogError("Unable to open {} for writing: {}", path.string(), std::strerror(errno));
+    std::string error;
+    handle.writer = RecordFileWriter::Open(FilePath(kind, file), m_options.xor_key, error);
+    if (!handle.writer) {
+        LogError("Unable to open a block file for writing: {}", error);
         return false;
     }
-    handle.stream = std::make_unique<AutoFile>(stream);
     handle.file = file;
     return true;
 }
@@ -200,19 +206,22 @@ std::optional<uint32_t> BlockManager::EndPayload()
 
 bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos)
 {
+    if (m_write_failed) {
+        LogError("Not writing to {}: an earlier block file write failed", FilePath(kind, file).string());
+        return false;
+    }
     if (!OpenForWrite(kind, file)) return false;
     WriteHandle& handle = HandleFor(kind);
-    // The whole record is obfuscated at once, by its file offset.
-    XorAtOffset(m_record.MutableUnread(), pos, m_options.xor_key);
-    try {
-        if (fseeko(handle.stream->Get(), pos, SEEK_SET) != 0) throw std::ios_base::failure("seek failed");
-        handle.unsynced = true;
-        handle.stream->write(m_record.Unread());
-        if (std::fflush(handle.stream->Get()) != 0) throw std::ios_base::failure("fflush failed");
-    } catch (const std::ios_base::failure& e) {
-        LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, e.what());
-        // The stream may be in an error state; the next write reopens it.
-        CloseHandle(handle);
+    // The writer's thread obfuscates the record by its file offset and
+    // writes it; m_record stays here for the next one.
+    std::vector<std::byte> record = handle.writer->TakeBuffer();
+    const auto bytes = m_record.Unread();
+    record.assign(bytes.begin(), bytes.end());
+    handle.unsynced = true;
+    std::string error;
+    if (!handle.writer->Write(pos, std::move(record), error)) {
+        LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, error);
+        m_write_failed = true;
         return false;
     }
     return true;
@@ -226,6 +235,7 @@ std::optional<std::vector<std::byte>> BlockManager::ReadRecord(FileKind kind, co
         LogError("{}: no record can start there", where);
         return std::nullopt;
     }
+    FlushForRead(kind, pos.nFile);
     AutoFile file{std::fopen(path.c_str(), "rb")};
     std::error_code ec;
     const uint64_t file_size = std::filesystem::file_size(path, ec);
@@ -404,16 +414,15 @@ std::optional<std::vector<std::byte>> BlockManager::ReadUndo(const CBlockIndex& 
 
 void BlockManager::Flush()
 {
-    for (WriteHandle* handle : {&m_block_handle, &m_undo_handle}) {
-        if (handle->stream) std::fflush(handle->stream->Get());
-    }
+    FlushForRead(FileKind::BLOCK, m_block_handle.file);
+    FlushForRead(FileKind::UNDO, m_undo_handle.file);
 }
 
 bool BlockManager::Sync()
 {
     const bool blocks_ok = SyncHandle(m_block_handle);
     const bool undo_ok = SyncHandle(m_undo_handle);
-    return blocks_ok && undo_ok;
+    return blocks_ok && undo_ok && !m_write_failed;
 }
 
 uint64_t BlockManager::CalculateCurrentUsage() const

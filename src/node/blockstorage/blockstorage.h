@@ -49,6 +49,7 @@
 #include <kernel/chainparams.h>
 #include <kernel/pow.h>
 #include <node/blockstorage/obfuscation.h>
+#include <node/blockstorage/record_file_writer.h>
 #include <primitives/block.h>
 #include <streams.h>
 #include <uint256.h>
@@ -269,9 +270,12 @@ public:
     // nullopt (logged) when missing, unreadable or the checksum differs.
     std::optional<std::vector<std::byte>> ReadUndo(const CBlockIndex& index) const;
 
-    // fflush of the open blk/rev files (every write already does this).
+    // Waits until every record written so far is in the open blk/rev files:
+    // their writers write them on threads of their own (RecordFileWriter).
+    // Reads through this class do it themselves.
     void Flush();
-    // fflush and fsync of the open blk/rev files; false (logged) on failure.
+    // Flush, then fdatasync of the open blk/rev files; false (logged) on
+    // failure, and from any failed write on.
     bool Sync();
     // Syncs the files, then writes every changed index entry, file info, the
     // last file number and pending flags in one synced batch. Call before
@@ -345,7 +349,7 @@ private:
     // Sync() over the open handles covers every write.
     struct WriteHandle {
         int file{-1};
-        std::unique_ptr<AutoFile> stream;
+        std::unique_ptr<RecordFileWriter> writer;
         bool unsynced{false};
     };
 
@@ -354,10 +358,13 @@ private:
     bool OpenForWrite(FileKind kind, int file);
     bool SyncHandle(WriteHandle& handle);
     void CloseHandle(WriteHandle& handle);
+    // A record is in its file only once its writer has written it: before
+    // a read of `file`, the writer that has it open flushes.
+    void FlushForRead(FileKind kind, int file) const;
     // A record is built in m_record: StartRecord writes the magic and a
     // blank size, the caller appends the payload, EndPayload fills in its
-    // size, the caller appends any trailer, and WriteRecord obfuscates
-    // and writes the whole at pos.
+    // size, the caller appends any trailer, and WriteRecord hands a copy
+    // to the file's writer, which obfuscates it and writes it at pos.
     void StartRecord();
     // The payload's size, or nullopt when it does not fit the 32-bit field.
     std::optional<uint32_t> EndPayload();
@@ -388,6 +395,12 @@ private:
 
     WriteHandle m_block_handle;
     WriteHandle m_undo_handle;
+    // Set by any failed write or sync of a blk or rev file, and never
+    // cleared: a writer writes records after SaveBlock or WriteUndo report
+    // them stored, so some may have been lost with it, and Sync() (hence
+    // WriteIndex) must fail from then on, so that no index on disk claims
+    // them.
+    bool m_write_failed{false};
     // Kept from one record to the next, so that a block is serialized once,
     // into the buffer that is written, and no buffer is allocated and
     // zeroed per block.
