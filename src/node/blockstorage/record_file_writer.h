@@ -61,7 +61,9 @@ public:
     static constexpr size_t MAX_QUEUED_BYTES{size_t{8} << 20};
 
     // Null, with `error` set, when the file cannot be opened for writing.
-    // Creates the file if it does not exist; never truncates it.
+    // Creates the file if it does not exist and keeps what it holds; Flush
+    // later trims whatever lies past the last record written (records go at
+    // the end of the file's known records, so only bytes no index names).
     static std::unique_ptr<RecordFileWriter> Open(const std::filesystem::path& path, const BlockFileXorKey& key, std::string& error);
     // Writes what is queued, then closes the file (without a sync).
     ~RecordFileWriter();
