@@ -35,6 +35,19 @@ constexpr size_t SCAN_CHUNK_BYTES{1 << 16};
 // Blocks parsed ahead of ReadBlockFile's callback: a few MiB at most.
 constexpr size_t BLOCKS_READ_AHEAD{4};
 
+// Serializes into the end of a record's bytes (BlockManager::m_record).
+struct RecordAppender {
+    std::vector<std::byte>& bytes;
+
+    void write(std::span<const std::byte> more) { bytes.insert(bytes.end(), more.begin(), more.end()); }
+    template <typename T>
+    RecordAppender& operator<<(const T& obj)
+    {
+        Serialize(*this, obj);
+        return *this;
+    }
+};
+
 uint256 UndoChecksum(const uint256& parent_hash, std::span<const std::byte> undo)
 {
     HashWriter hasher;
@@ -190,9 +203,10 @@ bool BlockManager::OpenForWrite(FileKind kind, int file)
 
 void BlockManager::StartRecord()
 {
-    m_record.Clear();
-    m_record << m_options.magic;
-    WriteLE(m_record, uint32_t{0});
+    m_record.clear();
+    RecordAppender record{m_record};
+    record << m_options.magic;
+    WriteLE(record, uint32_t{0});
 }
 
 std::optional<uint32_t> BlockManager::EndPayload()
@@ -212,14 +226,14 @@ bool BlockManager::WriteRecord(FileKind kind, int file, unsigned int pos)
     }
     if (!OpenForWrite(kind, file)) return false;
     WriteHandle& handle = HandleFor(kind);
-    // The writer's thread obfuscates the record by its file offset and
-    // writes it; m_record stays here for the next one.
-    std::vector<std::byte> record = handle.writer->TakeBuffer();
-    const auto bytes = m_record.Unread();
-    record.assign(bytes.begin(), bytes.end());
+    // The record's bytes go to the writer's thread, which obfuscates them
+    // by their file offset and writes them; the next record is built in a
+    // buffer the writer has done with.
     handle.unsynced = true;
     std::string error;
-    if (!handle.writer->Write(pos, std::move(record), error)) {
+    const bool queued = handle.writer->Write(pos, std::move(m_record), error);
+    m_record = handle.writer->TakeBuffer();
+    if (!queued) {
         LogError("Writing {} at offset {} failed: {}", FilePath(kind, file).string(), pos, error);
         m_write_failed = true;
         return false;
@@ -293,9 +307,9 @@ FlatFilePos BlockManager::SaveBlock(const CBlock& block, CBlockIndex& index, std
     // connecting thread; the bytes it was parsed from are the same bytes
     // (our deserialization takes canonical encodings only).
     if (serialized.empty()) {
-        m_record << block;
+        RecordAppender{m_record} << block;
     } else {
-        m_record.write(serialized);
+        RecordAppender{m_record}.write(serialized);
     }
     const auto size = EndPayload();
     // A file that already holds a block stays below max_blockfile_size (at
@@ -380,9 +394,9 @@ bool BlockManager::WriteUndo(std::span<const std::byte> undo, CBlockIndex& index
     const uint256 checksum = UndoChecksum(index.pprev->hash, undo);
     const unsigned int record_pos = info.nUndoSize;
     StartRecord();
-    m_record.write(undo);
+    RecordAppender{m_record}.write(undo);
     EndPayload(); // add_size fits 32 bits, checked above
-    m_record.write(std::as_bytes(std::span{checksum.begin(), checksum.end()}));
+    RecordAppender{m_record}.write(std::as_bytes(std::span{checksum.begin(), checksum.end()}));
     if (!WriteRecord(FileKind::UNDO, index.nFile, record_pos)) return false;
 
     info.nUndoSize += static_cast<unsigned int>(add_size);

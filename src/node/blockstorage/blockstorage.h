@@ -363,8 +363,8 @@ private:
     void FlushForRead(FileKind kind, int file) const;
     // A record is built in m_record: StartRecord writes the magic and a
     // blank size, the caller appends the payload, EndPayload fills in its
-    // size, the caller appends any trailer, and WriteRecord hands a copy
-    // to the file's writer, which obfuscates it and writes it at pos.
+    // size, the caller appends any trailer, and WriteRecord hands the bytes
+    // to the file's writer, which obfuscates them and writes them at pos.
     void StartRecord();
     // The payload's size, or nullopt when it does not fit the 32-bit field.
     std::optional<uint32_t> EndPayload();
@@ -401,10 +401,10 @@ private:
     // WriteIndex) must fail from then on, so that no index on disk claims
     // them.
     bool m_write_failed{false};
-    // Kept from one record to the next, so that a block is serialized once,
-    // into the buffer that is written, and no buffer is allocated and
-    // zeroed per block.
-    DataStream m_record;
+    // The record being built. A block is serialized (or copied) once, into
+    // the buffer that is written; after each record this takes a buffer the
+    // writer is done with, so none is allocated and faulted in per block.
+    std::vector<std::byte> m_record;
 
     // nBits changes once per retarget period, so one entry saves almost all
     // of the 256-bit divisions when loading a long chain.
