@@ -46,18 +46,13 @@ private:
     CSHA256 m_sha;
 };
 
-inline uint256 Hash256(std::span<const unsigned char> data)
-{
-    HashWriter writer;
-    writer.write(std::as_bytes(data));
-    return writer.GetHash();
-}
-
 inline uint256 Hash256(std::span<const std::byte> data)
 {
     HashWriter writer;
     writer.write(data);
     return writer.GetHash();
 }
+
+inline uint256 Hash256(std::span<const unsigned char> data) { return Hash256(std::as_bytes(data)); }
 
 #endif // COINSDB_HASH_H
