@@ -56,8 +56,17 @@ BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
         {
             CoinRuns runs{dir, c.budget, c.chunk_coins};
             for (size_t i = 0; i < c.coins; ++i) {
-                // Some txids with many outputs, to cover the index order.
-                const COutPoint outpoint{rand.OneIn(4) && !model.empty() ? model.begin()->first.hash : rand.Hash(), static_cast<uint32_t>(rand.Below(20'000))};
+                // Some txids with many outputs, to cover the index order,
+                // and some equal to another in all but their last byte, to
+                // cover txids whose first 8 bytes tie.
+                uint256 txid{rand.Hash()};
+                if (!model.empty() && rand.OneIn(4)) {
+                    txid = model.begin()->first.hash;
+                } else if (!model.empty() && rand.OneIn(4)) {
+                    txid = model.rbegin()->first.hash;
+                    txid.data()[31] ^= static_cast<unsigned char>(1 + rand.Below(255));
+                }
+                const COutPoint outpoint{txid, static_cast<uint32_t>(rand.Below(20'000))};
                 if (model.contains(outpoint)) continue;
                 Coin coin = RandomCoin(rand);
                 model.emplace(outpoint, coin);

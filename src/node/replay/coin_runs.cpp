@@ -1,6 +1,7 @@
 #include <node/replay/coin_runs.h>
 
 #include <streams.h>
+#include <util/sort_prefix.h>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,41 @@ namespace {
 // Enough to read and write sequentially without one system call per coin.
 constexpr size_t RUN_IO_BUFFER_BYTES = size_t{1} << 20;
 
-bool ByOutpoint(const std::pair<COutPoint, Coin>& a, const std::pair<COutPoint, Coin>& b) { return a.first < b.first; }
+// The first 8 bytes of a txid as one number that orders as the bytes do
+// (util/sort_prefix.h): sorts and merges compare these and look at whole
+// outpoints only when they tie, mostly the outputs of one transaction.
+// Comparing outpoints byte by byte (a memcmp call each time) was most of
+// the sort's and the merge's time.
+uint64_t TxidPrefix(const COutPoint& outpoint) { return SortPrefix(std::span{outpoint.hash.data(), 8}); }
+
+// Sorts a chunk by outpoint: first an index of (prefix, position), small
+// and cheap to move, then the coins are put in its order in place,
+// one cycle of the permutation at a time, each coin moved once.
+void SortChunk(std::vector<std::pair<COutPoint, Coin>>& chunk)
+{
+    if (chunk.size() > UINT32_MAX) throw std::logic_error("CoinRuns: a chunk of more than 2^32 coins");
+    std::vector<std::pair<uint64_t, uint32_t>> order(chunk.size());
+    for (size_t i = 0; i < chunk.size(); ++i) order[i] = {TxidPrefix(chunk[i].first), static_cast<uint32_t>(i)};
+    std::ranges::sort(order, [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        return chunk[a.second].first < chunk[b.second].first;
+    });
+    // order[k].second: where the coin that belongs at k is now. A place
+    // filled is marked by pointing at itself.
+    for (size_t start = 0; start < chunk.size(); ++start) {
+        if (order[start].second == start) continue;
+        std::pair<COutPoint, Coin> held{std::move(chunk[start])};
+        size_t place = start;
+        while (order[place].second != start) {
+            const size_t from = order[place].second;
+            chunk[place] = std::move(chunk[from]);
+            order[place].second = static_cast<uint32_t>(place);
+            place = from;
+        }
+        chunk[place] = std::move(held);
+        order[place].second = static_cast<uint32_t>(place);
+    }
+}
 
 // One sorted source of a k-way merge: a run file or a chunk in memory.
 class SortedSource
@@ -78,25 +113,37 @@ private:
 // key order. Throws std::logic_error for an outpoint seen twice.
 void MergeSources(std::vector<std::unique_ptr<SortedSource>>& sources, const std::function<void(const COutPoint&, Coin&&)>& sink)
 {
-    // A min-heap of the sources by their current outpoint.
-    const auto later = [&](size_t a, size_t b) { return sources[b]->Outpoint() < sources[a]->Outpoint(); };
-    std::vector<size_t> heap;
+    // A min-heap of the sources by their current outpoint, each beside its
+    // txid's prefix.
+    struct Head {
+        uint64_t prefix;
+        size_t source;
+    };
+    const auto later = [&](const Head& a, const Head& b) {
+        if (a.prefix != b.prefix) return b.prefix < a.prefix;
+        return sources[b.source]->Outpoint() < sources[a.source]->Outpoint();
+    };
+    std::vector<Head> heap;
     for (size_t source = 0; source < sources.size(); ++source) {
-        if (sources[source]->Advance()) heap.push_back(source);
+        if (sources[source]->Advance()) heap.push_back({TxidPrefix(sources[source]->Outpoint()), source});
     }
     std::ranges::make_heap(heap, later);
 
     std::optional<COutPoint> previous;
+    uint64_t previous_prefix{0};
     while (!heap.empty()) {
         std::ranges::pop_heap(heap, later);
-        SortedSource& source = *sources[heap.back()];
+        Head& head = heap.back();
+        SortedSource& source = *sources[head.source];
         const COutPoint& outpoint = source.Outpoint();
-        if (previous && !(*previous < outpoint)) {
+        if (previous && head.prefix <= previous_prefix && !(*previous < outpoint)) {
             throw std::logic_error(fmt::format("SwiftSync: the coin {}:{} was kept twice", outpoint.hash.GetHex(), outpoint.n));
         }
         previous = outpoint;
+        previous_prefix = head.prefix;
         sink(outpoint, std::move(source.CurrentCoin()));
         if (source.Advance()) {
+            head.prefix = TxidPrefix(source.Outpoint());
             std::ranges::push_heap(heap, later);
         } else {
             heap.pop_back();
@@ -156,14 +203,14 @@ void CoinRuns::SortInBackground()
     m_sorted.push_back(std::make_unique<Chunk>(std::move(m_filling)));
     m_filling = Chunk{};
     Chunk& chunk = *m_sorted.back();
-    m_sorting = std::async(std::launch::async, [&chunk] { std::ranges::sort(chunk, ByOutpoint); });
+    m_sorting = std::async(std::launch::async, [&chunk] { SortChunk(chunk); });
 }
 
 void CoinRuns::FinishSorting()
 {
     if (m_sorting.valid()) m_sorting.get();
     if (!m_filling.empty()) {
-        std::ranges::sort(m_filling, ByOutpoint);
+        SortChunk(m_filling);
         m_sorted.push_back(std::make_unique<Chunk>(std::move(m_filling)));
         m_filling = Chunk{};
     }
