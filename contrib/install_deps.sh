@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libleveldb-dev libsecp256k1-dev libboost-test-dev libssl-dev
   libfmt-dev nlohmann-json3-dev libevent-dev hyperfine python3 time git
-  libbenchmark-dev python3-matplotlib
+  libbenchmark-dev python3-matplotlib libmimalloc-dev
 )
 
 missing=()

@@ -257,9 +257,10 @@ void LockDataDir(const ArgsManager& args, const InitOptions& options, const std:
 }
 
 // Step 2: what runs, where, and what of the configuration it leaves aside.
-void LogStartup(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params)
+void LogStartup(const ArgsManager& args, const std::filesystem::path& net_dir, const CChainParams& params, std::string_view allocator)
 {
     LogInfo("{} version v{}", CLIENT_NAME, CLIENT_VERSION);
+    LogInfo("Memory allocator: {}", allocator.empty() ? "the C library's malloc" : allocator);
     LogInfo("Using data directory {}", net_dir.string());
     LogInfo("Chain: {}", params.GetChainTypeString());
     LogInfo("Scripts and signatures are not verified: coinsdb keeps the UTXO set only");
@@ -387,7 +388,8 @@ int Shutdown(NodeContext& node, RpcService& rpc, std::thread& import_thread)
 }
 
 // Start-up in the order of its steps, then the wait for a shutdown request.
-int RunNode(ArgsManager& args, const InitOptions& options, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon)
+int RunNode(ArgsManager& args, const InitOptions& options, const std::filesystem::path& net_dir, CChainParams params, DaemonPipe& daemon,
+            std::string_view allocator)
 {
     NodeContext node;
     node.args = &args;
@@ -396,7 +398,7 @@ int RunNode(ArgsManager& args, const InitOptions& options, const std::filesystem
     DirectoryLock lock;
     PidFile pid_file;
     LockDataDir(args, options, net_dir, lock, pid_file);
-    LogStartup(args, net_dir, params);
+    LogStartup(args, net_dir, params, allocator);
     const ChainstateSetup setup = ReadChainstateSetup(args, params, node);
     RpcService rpc;
     StartRpcServer(args, options, params, node, rpc);
@@ -437,7 +439,7 @@ void CheckReindexSource(const BlockImportOptions& options, const std::filesystem
 
 } // namespace
 
-int AppMain(int argc, char* argv[])
+int AppMain(int argc, char* argv[], std::string_view allocator)
 {
     ArgsManager args;
     SetupServerArgs(args);
@@ -491,7 +493,7 @@ int AppMain(int argc, char* argv[])
             std::cout << CLIENT_NAME << " starting" << std::endl;
             if (!daemon.Detach()) throw InitError("Failed to daemonize");
         }
-        return RunNode(args, options, net_dir, std::move(params), daemon);
+        return RunNode(args, options, net_dir, std::move(params), daemon, allocator);
     } catch (const std::exception& e) {
         const std::string message = std::string{"Error: "} + e.what();
         LogError("{}", e.what());

@@ -5,6 +5,7 @@
 // chainstates, waiting for a shutdown request, and the final flush.
 
 #include <stdexcept>
+#include <string_view>
 
 namespace node {
 
@@ -15,7 +16,9 @@ struct InitError : std::runtime_error {
 };
 
 // Runs the node; returns the process exit code.
-int AppMain(int argc, char* argv[]);
+// `allocator`: what the binary allocates memory with, when not the C
+// library's malloc, for the log's start-up lines.
+int AppMain(int argc, char* argv[], std::string_view allocator = {});
 
 } // namespace node
 
