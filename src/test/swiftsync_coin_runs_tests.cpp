@@ -1,5 +1,7 @@
 // CoinRuns (node/replay/coin_runs.h), the external sort of a hinted
-// replay's kept coins: against a std::map model, with budgets that make
+// replay's kept coins: against a std::map model in chainstate key order
+// (CoinKeyLess: indexes up to 20,000, past where VARINT order and numeric
+// order part at 16512), with budgets that make
 // one run, several, or none, and chunk sizes that leave one sorted chunk in
 // memory or many (sorted on the second thread); a repeated outpoint is
 // refused, whether the two are in runs or in chunks; the run files go away
@@ -8,6 +10,7 @@
 #include <node/replay/coin_runs.h>
 #include <test/util/random.h>
 #include <test/util/setup.h>
+#include <txdb.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -17,6 +20,10 @@
 using node::CoinRuns;
 
 namespace {
+
+struct ByKey {
+    bool operator()(const COutPoint& a, const COutPoint& b) const { return CoinKeyLess(a, b); }
+};
 
 Coin RandomCoin(TestRand& rand)
 {
@@ -51,7 +58,7 @@ BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
              Case{3000, 100'000, 64, 2, 1000, 0},
          }) {
         TestRand rand{c.coins + c.budget + c.chunk_coins};
-        std::map<COutPoint, Coin> model;
+        std::map<COutPoint, Coin, ByKey> model;
         const auto dir = m_path / "runs";
         {
             CoinRuns runs{dir, c.budget, c.chunk_coins};
@@ -89,6 +96,24 @@ BOOST_AUTO_TEST_CASE(merge_returns_every_coin_in_key_order)
             BOOST_CHECK(std::filesystem::exists(dir));
         }
         BOOST_CHECK(!std::filesystem::exists(dir));
+    }
+}
+
+// One transaction's outputs around 16512, where VARINT(n)'s bytes stop
+// rising with n (16512 sorts before 16511): the merge gives them in the
+// chainstate's order, from one chunk, from several, and from runs.
+BOOST_AUTO_TEST_CASE(indexes_merge_in_varint_order)
+{
+    TestRand rand{14};
+    const uint256 txid = rand.Hash();
+    // VARINT bytes: 00, 7f, 8000, 808000, 808001, 80808000, ff7f, ffff7f.
+    const std::vector<uint32_t> in_key_order{0, 127, 128, 16512, 16513, 2'113'664, 16511, 2'113'663};
+    for (const auto& [budget, chunk_coins] : {std::pair<size_t, size_t>{1 << 24, 1 << 10}, {1 << 24, 2}, {1, 1 << 10}}) {
+        CoinRuns runs{m_path / "runs", budget, chunk_coins};
+        for (auto it = in_key_order.rbegin(); it != in_key_order.rend(); ++it) runs.Add(COutPoint{txid, *it}, RandomCoin(rand));
+        std::vector<uint32_t> merged;
+        runs.Merge([&](const COutPoint& outpoint, Coin&&) { merged.push_back(outpoint.n); });
+        BOOST_CHECK(merged == in_key_order);
     }
 }
 

@@ -1,6 +1,7 @@
 #include <node/replay/coin_runs.h>
 
 #include <streams.h>
+#include <txdb.h>
 #include <util/sort_prefix.h>
 
 #include <fmt/format.h>
@@ -23,9 +24,9 @@ constexpr size_t RUN_IO_BUFFER_BYTES = size_t{1} << 20;
 // the sort's and the merge's time.
 uint64_t TxidPrefix(const COutPoint& outpoint) { return SortPrefix(std::span{outpoint.hash.data(), 8}); }
 
-// Sorts a chunk by outpoint: first an index of (prefix, position), small
-// and cheap to move, then the coins are put in its order in place,
-// one cycle of the permutation at a time, each coin moved once.
+// Sorts a chunk in key order (CoinKeyLess): first an index of (prefix,
+// position), small and cheap to move, then the coins are put in its order
+// in place, one cycle of the permutation at a time, each coin moved once.
 void SortChunk(std::vector<std::pair<COutPoint, Coin>>& chunk)
 {
     if (chunk.size() > UINT32_MAX) throw std::logic_error("CoinRuns: a chunk of more than 2^32 coins");
@@ -33,7 +34,7 @@ void SortChunk(std::vector<std::pair<COutPoint, Coin>>& chunk)
     for (size_t i = 0; i < chunk.size(); ++i) order[i] = {TxidPrefix(chunk[i].first), static_cast<uint32_t>(i)};
     std::ranges::sort(order, [&](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first < b.first;
-        return chunk[a.second].first < chunk[b.second].first;
+        return CoinKeyLess(chunk[a.second].first, chunk[b.second].first);
     });
     // order[k].second: where the coin that belongs at k is now. A place
     // filled is marked by pointing at itself.
@@ -121,7 +122,7 @@ void MergeSources(std::vector<std::unique_ptr<SortedSource>>& sources, const std
     };
     const auto later = [&](const Head& a, const Head& b) {
         if (a.prefix != b.prefix) return b.prefix < a.prefix;
-        return sources[b.source]->Outpoint() < sources[a.source]->Outpoint();
+        return CoinKeyLess(sources[b.source]->Outpoint(), sources[a.source]->Outpoint());
     };
     std::vector<Head> heap;
     for (size_t source = 0; source < sources.size(); ++source) {
@@ -136,7 +137,7 @@ void MergeSources(std::vector<std::unique_ptr<SortedSource>>& sources, const std
         Head& head = heap.back();
         SortedSource& source = *sources[head.source];
         const COutPoint& outpoint = source.Outpoint();
-        if (previous && head.prefix <= previous_prefix && !(*previous < outpoint)) {
+        if (previous && head.prefix <= previous_prefix && !CoinKeyLess(*previous, outpoint)) {
             throw std::logic_error(fmt::format("SwiftSync: the coin {}:{} was kept twice", outpoint.hash.GetHex(), outpoint.n));
         }
         previous = outpoint;

@@ -14,8 +14,10 @@
 //
 // Run file: records until the end of the file, each
 //   txid (32 bytes, internal order), LE32 n, Coin (coins.h)
-// strictly rising by outpoint. Files are private to one replay: nothing
-// else reads them, no header, and a start that finds them deletes them.
+// strictly rising in chainstate key order (CoinKeyLess, txdb.h: an index
+// of 16512 or more sorts by its VARINT bytes, not its value). Files are
+// private to one replay: nothing else reads them, no header, and a start
+// that finds them deletes them.
 //
 // Why not LevelDB's level 0: runs overlap each other over the whole key
 // range, so each one installed there would be merged by a compaction with
