@@ -1,22 +1,13 @@
 #include <consensus/merkle.h>
 
-#include <hash.h>
+#include <crypto/sha256.h>
 
-namespace {
-
-// writer is reused for every pair of a tree (GetHash leaves it empty).
-uint256 HashPair(HashWriter& writer, const uint256& left, const uint256& right)
-{
-    writer << left << right;
-    return writer.GetHash();
-}
-
-} // namespace
+// A level's pairs are hashed in place, as one run of 64-byte inputs.
+static_assert(sizeof(uint256) == uint256::SIZE, "a vector of uint256 must be contiguous hashes");
 
 uint256 ComputeMerkleRoot(std::vector<uint256> leaves, bool* mutated)
 {
     bool found_equal_siblings = false;
-    HashWriter writer;
     while (leaves.size() > 1) {
         // Checked before the duplication below: the duplicated pair is equal by
         // construction and is the legitimate case.
@@ -24,9 +15,7 @@ uint256 ComputeMerkleRoot(std::vector<uint256> leaves, bool* mutated)
             if (leaves[i] == leaves[i + 1]) found_equal_siblings = true;
         }
         if (leaves.size() % 2 == 1) leaves.push_back(leaves.back());
-        for (size_t i = 0; i < leaves.size() / 2; ++i) {
-            leaves[i] = HashPair(writer, leaves[2 * i], leaves[2 * i + 1]);
-        }
+        Sha256D64(leaves.front().data(), leaves.front().data(), leaves.size() / 2);
         leaves.resize(leaves.size() / 2);
     }
     if (mutated) *mutated = found_equal_siblings;

@@ -7,8 +7,11 @@
 
 #include <crypto/sha256.h>
 
+#include <crypto/sha256_lanes.h>
+
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -53,4 +56,56 @@ std::array<unsigned char, 32> Sha256(std::span<const unsigned char> data)
     std::array<unsigned char, 32> out;
     CSHA256{}.Write(data).Finalize(out);
     return out;
+}
+
+namespace {
+
+// The second blocks of SHA256d over 64 bytes: the first hash's padding (a
+// 512-bit message), and the second hash's digest slot and padding (256 bits).
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PaddingBlock(uint64_t message_bits, size_t message_bytes)
+{
+    std::array<unsigned char, sha256_lanes::BLOCK_SIZE> block{};
+    block[message_bytes] = 0x80;
+    for (size_t i = 0; i < 8; ++i) block[block.size() - 1 - i] = static_cast<unsigned char>(message_bits >> (8 * i));
+    return block;
+}
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_64_BYTES{PaddingBlock(512, 0)};
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_32_BYTES{PaddingBlock(256, 32)};
+
+void Sha256D64Lanes(unsigned char* out, const unsigned char* in, size_t count)
+{
+    using sha256_lanes::MAX_LANES;
+    for (size_t first = 0; first < count; first += MAX_LANES) {
+        const size_t lanes = std::min(MAX_LANES, count - first);
+        std::array<sha256_lanes::State, MAX_LANES> states;
+        std::array<const unsigned char*, MAX_LANES> blocks;
+        states.fill(sha256_lanes::INITIAL_STATE);
+        for (size_t lane = 0; lane < lanes; ++lane) blocks[lane] = in + 64 * (first + lane);
+        sha256_lanes::Compress(states.data(), blocks.data(), lanes);
+        blocks.fill(PAD_64_BYTES.data());
+        sha256_lanes::Compress(states.data(), blocks.data(), lanes);
+        // The first digests, each with the second hash's padding after it.
+        std::array<std::array<unsigned char, sha256_lanes::BLOCK_SIZE>, MAX_LANES> second;
+        for (size_t lane = 0; lane < lanes; ++lane) {
+            second[lane] = PAD_32_BYTES;
+            sha256_lanes::WriteDigest(states[lane], second[lane].data());
+            blocks[lane] = second[lane].data();
+        }
+        states.fill(sha256_lanes::INITIAL_STATE);
+        sha256_lanes::Compress(states.data(), blocks.data(), lanes);
+        for (size_t lane = 0; lane < lanes; ++lane) sha256_lanes::WriteDigest(states[lane], out + 32 * (first + lane));
+    }
+}
+
+} // namespace
+
+void Sha256D64(unsigned char* out, const unsigned char* in, size_t count)
+{
+    if (sha256_lanes::Available()) return Sha256D64Lanes(out, in, count);
+    CSHA256 sha;
+    std::array<unsigned char, CSHA256::OUTPUT_SIZE> once;
+    for (size_t i = 0; i < count; ++i) {
+        sha.Write({in + 64 * i, 64}).Finalize(once);
+        sha.Write(once).Finalize(std::span<unsigned char, CSHA256::OUTPUT_SIZE>{out + 32 * i, CSHA256::OUTPUT_SIZE});
+    }
 }

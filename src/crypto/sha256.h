@@ -30,4 +30,11 @@ private:
 
 std::array<unsigned char, 32> Sha256(std::span<const unsigned char> data);
 
+// SHA256d of each of `count` 64-byte inputs, the digests written 32 bytes
+// apart: a merkle tree's level at once. Four inputs go through SHA-256's
+// rounds side by side where the CPU has the SHA extensions
+// (crypto/sha256_lanes.h), one at a time through OpenSSL elsewhere. `out`
+// may be `in`: every input is read before its digest's bytes are written.
+void Sha256D64(unsigned char* out, const unsigned char* in, size_t count);
+
 #endif // COINSDB_CRYPTO_SHA256_H

@@ -1,5 +1,6 @@
 // Block headers and blocks byte for byte, the genesis blocks' hashes, and the
-// merkle tree: roots for odd and even leaf counts computed by hand, and the
+// merkle tree: roots for odd and even leaf counts computed by hand and for
+// random counts against a pairwise reference, and the
 // CVE-2012-2459 mutation check; txids taken from a read block's bytes against
 // txids of a second serialization, on random transactions.
 
@@ -296,6 +297,31 @@ BOOST_AUTO_TEST_CASE(merkle_root_by_hand)
     BOOST_CHECK(Root({b, a}, mutated) != Root({a, b}, mutated));
     // Without the out-parameter it still works.
     BOOST_CHECK(ComputeMerkleRoot({a, b, c}) == H(H(a, b), H(c, c)));
+}
+
+BOOST_AUTO_TEST_CASE(merkle_root_matches_pairwise_reference)
+{
+    // Random leaf counts, every level's odd duplication and runs of hashes
+    // longer than the four hashed side by side, against a tree of H().
+    TestRand rand{0x3e2c1e};
+    for (int round = 0; round < 60; ++round) {
+        std::vector<uint256> leaves(1 + rand.Below(70));
+        for (uint256& leaf : leaves) leaf = rand.Hash();
+        std::vector<uint256> level = leaves;
+        while (level.size() > 1) {
+            std::vector<uint256> next;
+            for (size_t i = 0; i < level.size(); i += 2) {
+                next.push_back(H(level[i], level[i + 1 < level.size() ? i + 1 : i]));
+            }
+            level = std::move(next);
+        }
+        bool mutated;
+        BOOST_TEST_CONTEXT(leaves.size() << " leaves")
+        {
+            BOOST_CHECK(Root(leaves, mutated) == level.front());
+            BOOST_CHECK(!mutated);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(merkle_mutation)

@@ -1,5 +1,5 @@
 // SHA-256 against FIPS 180 vectors, SHA256d as Bitcoin uses it (block
-// hashes, txids), and SipHash-2-4 against the vectors of the reference
+// hashes, txids, merkle nodes in runs of 64-byte inputs), and SipHash-2-4 against the vectors of the reference
 // implementation, including the outpoint form the coins cache hashes with.
 
 #include <crypto/sha256.h>
@@ -230,6 +230,29 @@ BOOST_AUTO_TEST_CASE(sha256d_regtest_genesis_header)
     const uint256 merkle_root = *uint256::FromHex(GENESIS_MERKLE_ROOT);
     BOOST_CHECK_EQUAL(HashHeader(1, uint256{}, merkle_root, 1296688602, 0x207fffff, 2).GetHex(),
                       "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206");
+}
+
+BOOST_AUTO_TEST_CASE(sha256d64_equals_hash256_of_each_input)
+{
+    // Counts around the four inputs hashed side by side, into a separate
+    // buffer and in place (as a merkle level is).
+    std::mt19937_64 rng{0xd64};
+    for (size_t count = 0; count <= 13; ++count) {
+        std::vector<unsigned char> in(64 * count);
+        for (auto& byte : in) byte = static_cast<unsigned char>(rng());
+        std::vector<unsigned char> out(32 * count);
+        Sha256D64(out.data(), in.data(), count);
+        std::vector<unsigned char> in_place = in;
+        Sha256D64(in_place.data(), in_place.data(), count);
+        for (size_t i = 0; i < count; ++i) {
+            BOOST_TEST_CONTEXT("input " << i << " of " << count)
+            {
+                const uint256 expected = Hash256(std::span{in}.subspan(64 * i, 64));
+                BOOST_CHECK_EQUAL(HexStr(std::span{out}.subspan(32 * i, 32)), HexStr(expected));
+                BOOST_CHECK_EQUAL(HexStr(std::span{in_place}.subspan(32 * i, 32)), HexStr(expected));
+            }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(siphash24_reference_vectors)
