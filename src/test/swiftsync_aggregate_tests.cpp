@@ -68,6 +68,32 @@ BOOST_AUTO_TEST_CASE(outpoint_hash_is_sha256_of_salt_then_outpoint)
     BOOST_CHECK(OutpointHasher{TestSalt(0x5b)}.Hash(outpoint) != Sha256(message));
 }
 
+BOOST_AUTO_TEST_CASE(add_all_and_subtract_all_equal_one_at_a_time)
+{
+    // Counts on both sides of the hashing's batches (4 lanes, 128 outpoints).
+    TestRand rand{7};
+    const OutpointHasher hasher{TestSalt(0x77)};
+    for (size_t count : {0, 1, 3, 4, 5, 127, 128, 129, 300}) {
+        std::vector<COutPoint> outpoints;
+        for (size_t i = 0; i < count; ++i) outpoints.emplace_back(rand.Hash(), static_cast<uint32_t>(rand.Next()));
+        const AggregateSum start = AggregateSum::FromLimbs({rand.Next(), rand.Next(), rand.Next(), rand.Next()});
+        AggregateSum added = start, added_one_by_one = start;
+        AggregateSum subtracted = start, subtracted_one_by_one = start;
+        hasher.AddAll(outpoints, added);
+        hasher.SubtractAll(outpoints, subtracted);
+        for (const COutPoint& outpoint : outpoints) {
+            added_one_by_one.Add(hasher.Hash(outpoint));
+            subtracted_one_by_one.Subtract(hasher.Hash(outpoint));
+        }
+        BOOST_TEST_CONTEXT(count << " outpoints")
+        {
+            BOOST_CHECK(added == added_one_by_one);
+            BOOST_CHECK(subtracted == subtracted_one_by_one);
+            BOOST_CHECK_EQUAL(count == 0, added == start);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(sum_matches_a_wrapping_model)
 {
     TestRand rand{2};

@@ -67,12 +67,54 @@ AggregateSum AggregateSum::FromLimbs(const std::array<uint64_t, 4>& limbs)
     return sum;
 }
 
+namespace {
+
+constexpr size_t OUTPOINT_MESSAGE_SIZE = 36;
+
+void WriteMessage(const COutPoint& outpoint, unsigned char* message)
+{
+    std::memcpy(message, outpoint.hash.data(), 32);
+    for (size_t b = 0; b < 4; ++b) message[32 + b] = static_cast<unsigned char>(outpoint.n >> (8 * b));
+}
+
+// Hashes outpoints in batches small enough for the stack, handing each
+// digest to `use`.
+template <typename Use>
+void ForEachHash(const SaltedSha256& sha, std::span<const COutPoint> outpoints, Use use)
+{
+    constexpr size_t BATCH = 128;
+    std::array<unsigned char, BATCH * OUTPOINT_MESSAGE_SIZE> messages;
+    std::array<unsigned char, BATCH * SaltedSha256::OUTPUT_SIZE> digests;
+    for (size_t first = 0; first < outpoints.size(); first += BATCH) {
+        const size_t count = std::min(BATCH, outpoints.size() - first);
+        for (size_t i = 0; i < count; ++i) WriteMessage(outpoints[first + i], messages.data() + i * OUTPOINT_MESSAGE_SIZE);
+        sha.HashEach(std::span{messages}.first(count * OUTPOINT_MESSAGE_SIZE), OUTPOINT_MESSAGE_SIZE,
+                     std::span{digests}.first(count * SaltedSha256::OUTPUT_SIZE));
+        for (size_t i = 0; i < count; ++i) {
+            AggregateSum::Digest digest;
+            std::memcpy(digest.data(), digests.data() + i * SaltedSha256::OUTPUT_SIZE, digest.size());
+            use(digest);
+        }
+    }
+}
+
+} // namespace
+
 AggregateSum::Digest OutpointHasher::Hash(const COutPoint& outpoint) const
 {
-    std::array<unsigned char, 36> message;
-    std::memcpy(message.data(), outpoint.hash.data(), 32);
-    for (size_t b = 0; b < 4; ++b) message[32 + b] = static_cast<unsigned char>(outpoint.n >> (8 * b));
+    std::array<unsigned char, OUTPOINT_MESSAGE_SIZE> message;
+    WriteMessage(outpoint, message.data());
     return m_sha.Hash(message);
+}
+
+void OutpointHasher::AddAll(std::span<const COutPoint> outpoints, AggregateSum& sum) const
+{
+    ForEachHash(m_sha, outpoints, [&](const AggregateSum::Digest& digest) { sum.Add(digest); });
+}
+
+void OutpointHasher::SubtractAll(std::span<const COutPoint> outpoints, AggregateSum& sum) const
+{
+    ForEachHash(m_sha, outpoints, [&](const AggregateSum::Digest& digest) { sum.Subtract(digest); });
 }
 
 Salt NewSalt()

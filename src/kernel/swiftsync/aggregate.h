@@ -57,6 +57,11 @@ public:
     explicit OutpointHasher(const Salt& salt) : m_sha{salt} {}
     AggregateSum::Digest Hash(const COutPoint& outpoint) const;
 
+    // Adds to (subtracts from) `sum` the Hash() of every outpoint, hashed
+    // in batches (SaltedSha256::HashEach): a block's outpoints at once.
+    void AddAll(std::span<const COutPoint> outpoints, AggregateSum& sum) const;
+    void SubtractAll(std::span<const COutPoint> outpoints, AggregateSum& sum) const;
+
 private:
     SaltedSha256 m_sha;
 };

@@ -113,8 +113,8 @@ private:
             lock.unlock();
             const auto start = std::chrono::steady_clock::now();
             AggregateSum part;
-            for (const COutPoint& outpoint : block.created) part.Add(m_hasher.Hash(outpoint));
-            for (const COutPoint& outpoint : block.spent) part.Subtract(m_hasher.Hash(outpoint));
+            m_hasher.AddAll(block.created, part);
+            m_hasher.SubtractAll(block.spent, part);
             const auto took = std::chrono::steady_clock::now() - start;
             lock.lock();
             m_sum += part;
