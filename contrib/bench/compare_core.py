@@ -29,6 +29,14 @@ Workloads (--workload):
             19: the hinted replay, always there, took 9.9-12.7 s against
             8.8 s alternated with itself).
 
+--chainstate-device (replay, root only): each node's chainstate directory
+is a file system of its own on a loop device, so that every byte that
+reaches the disk under it is counted (/sys/block/loopN/stat, after a sync
+of that file system): LevelDB's log, its tables from memtables and from
+compactions, its MANIFEST, and coinsdb's bulk-loaded tables, which LevelDB
+does not log. A file deleted before its pages were written back (a log)
+counts only what was written back. The same for the restart after run 1.
+
 Both nodes must end at the same hash_serialized_3: after the first run of
 each node, the node is restarted (untimed) and asked for gettxoutsetinfo.
 
@@ -56,6 +64,7 @@ import shutil
 import signal
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -241,6 +250,75 @@ class Snapshot:
             node.start(datadir, self.coinsdb_args(node, datadir, self.hash))
 
 
+class ChainstateDevice:
+    """A node's chainstate directory as an ext4 file system on a loop
+    device (--chainstate-device): what reaches the disk under it, counted
+    in the device's sectors written. No journal, inode tables written by
+    mkfs (not lazily during a run), so the count is the files' data and
+    their metadata."""
+
+    SIZE = 64 << 30
+
+    def __init__(self, image, directory):
+        self.image, self.directory, self.device = image, directory, None
+
+    def attach(self):
+        """Mounts an empty file system on the directory; what the directory
+        held is copied onto it first (Core's template chainstate)."""
+        held = self.directory.with_name(self.directory.name + ".held")
+        if self.directory.exists():
+            self.directory.rename(held)
+        self.directory.mkdir(parents=True)
+        with open(self.image, "wb") as f:
+            f.truncate(self.SIZE)
+        run_command(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-T", "largefile4",
+                     "-E", "lazy_itable_init=0,lazy_journal_init=0", str(self.image)])
+        self.device = run_command(["losetup", "--find", "--show", str(self.image)]).strip()
+        run_command(["mount", self.device, str(self.directory)])
+        (self.directory / "lost+found").rmdir()
+        if held.exists():
+            for item in held.iterdir():
+                shutil.copyfile(item, self.directory / item.name)
+            shutil.rmtree(held)
+        self.mark()
+
+    def sectors_written(self):
+        run_command(["sync", "-f", str(self.directory)])
+        fields = Path(f"/sys/block/{Path(self.device).name}/stat").read_text().split()
+        return int(fields[6])
+
+    def mark(self):
+        self.start = self.sectors_written()
+
+    def written_mib(self):
+        return (self.sectors_written() - self.start) * 512 / MIB
+
+    def detach(self):
+        """Unmounts and frees the device, and deletes its image. Also on the
+        way out of a failed or interrupted run, where a killed node's files
+        may still be closing: a few tries, then a lazy unmount."""
+        if self.device:
+            for attempt in range(10):
+                if run_command(["umount", str(self.directory)], check=False) == "":
+                    break
+                time.sleep(0.5)
+            else:
+                run_command(["umount", "--lazy", str(self.directory)], check=False)
+            run_command(["losetup", "-d", self.device], check=False)
+            self.device = None
+        self.image.unlink(missing_ok=True)
+
+
+def run_command(argv, check=True):
+    """argv's output; with check=False, None when it failed."""
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        if not check:
+            return None
+        fail(f"{' '.join(argv)}: {done.stderr.strip() or done.returncode}")
+    return done.stdout
+
+
 class Replay:
     name = "replay"
 
@@ -263,6 +341,7 @@ class Replay:
         self.core_template = None
         self.hints_path = self.path.with_suffix(".hints") if opts.chain is None else work / (self.path.stem + ".hints")
         self.hints_info = None
+        self.devices = {}
 
     def make_hints(self, tools, datadir):
         """--hints: coinsdb-genhints for the chain's tip, from a stopped
@@ -307,12 +386,19 @@ class Replay:
         return args
 
     def run(self, node, datadir):
+        # The last run's chainstate device first: its datadir is replaced.
+        self.detach(node)
         if node.kind == "core":
             if self.core_template is None:
                 self.prepare_core(node)
             copy_datadir(self.core_template, datadir)
         else:
             fresh_dir(datadir)
+        device = None
+        if self.opts.chainstate_device:
+            device = ChainstateDevice(self.work / f"chainstate-{node.kind}.img", datadir / "regtest" / "chainstate")
+            self.devices[node.kind] = device
+            device.attach()
         node.start(datadir, self.args(node, datadir))
         stopped = node.wait_exit()
         figures = replay_figures(node.log_lines(), self.blocks)
@@ -320,7 +406,20 @@ class Replay:
             fail(f"{node.kind} did not replay to height {self.blocks} (see {node.log_path()})")
         figures.update(wall_s=stopped - node.started, peak_rss_mib=node.peak_rss_mib(),
                        disk_written_mib=node.disk_written_mib())
+        if device:
+            figures["chainstate_written_mib"] = device.written_mib()
+            device.mark()
         return figures
+
+    def detach(self, node):
+        """Unmounts the chainstate device of node's last run, if any."""
+        device = self.devices.pop(node.kind, None)
+        if device:
+            device.detach()
+
+    def chainstate_written_since_run(self, node):
+        device = self.devices.get(node.kind)
+        return device.written_mib() if device else None
 
     def restart(self, node, datadir):
         # A pruned node refuses to start unpruned.
@@ -416,8 +515,10 @@ METRICS = {
                ("compactions", "LevelDB compactions", "{:.0f}", ""),
                ("disk_written_mib", "process disk writes (all files)", "{:.0f}", "MiB"),
                ("peak_rss_mib", "peak RSS", "{:.0f}", "MiB"),
+               ("chainstate_written_mib", "chainstate disk writes (--chainstate-device)", "{:.0f}", "MiB"),
                ("after_import_mib", "LevelDB writes at a restart after (run 1)", "{:.0f}", "MiB"),
-               ("after_import_compactions", "their compactions (run 1)", "{:.0f}", "")],
+               ("after_import_compactions", "their compactions (run 1)", "{:.0f}", ""),
+               ("after_import_chainstate_mib", "chainstate disk writes at that restart", "{:.0f}", "MiB")],
 }
 
 
@@ -487,6 +588,8 @@ def parse_args():
     p.add_argument("--hints", action="store_true",
                    help="replay: also run coinsdb with SwiftSync hints for the tip (coinsdb-genhints, from the first coinsdb "
                         "run's datadir), alternated with the other two, and print its tables against Core and coinsdb")
+    p.add_argument("--chainstate-device", action="store_true",
+                   help="replay: each node's chainstate on a loop device of its own, its disk writes counted (root only)")
     p.add_argument("--runs", type=int, default=3, help="runs per node (default: 3)")
     p.add_argument("--workdir", type=Path, help="datadirs, logs and generated files (default: a new temporary directory)")
     p.add_argument("--keep", action="store_true", help="keep the work directory (a given --workdir is always kept)")
@@ -496,6 +599,8 @@ def parse_args():
     opts = p.parse_args()
     if opts.runs < 1:
         p.error("--runs must be at least 1")
+    if opts.chainstate_device and (opts.workload != "replay" or os.geteuid() != 0):
+        p.error("--chainstate-device is for the replay workload, run as root (losetup, mount)")
     return opts
 
 
@@ -591,11 +696,16 @@ def main():
                         wait_leveldb_idle(node, first_line)
                         figures.update(after_import_figures(node.log_lines()[first_line:]))
                     node.stop()
+                    if opts.workload == "replay" and opts.chainstate_device:
+                        figures["after_import_chainstate_mib"] = workload.chainstate_written_since_run(node)
                     progress(f"{node.kind}: hash_serialized_3 {hashes[node.kind]}")
                     if opts.hints and node.kind == "coinsdb":
                         workload.make_hints(coinsdb_tools, datadirs["coinsdb"])
     finally:
         Node.kill_all()
+        if opts.workload == "replay" and "workload" in locals():
+            for node in nodes:
+                workload.detach(node)
         if not opts.keep and made_workdir:
             shutil.rmtree(work, ignore_errors=True)
         else:
