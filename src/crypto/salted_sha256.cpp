@@ -60,9 +60,7 @@ void SaltedSha256::HashEach(std::span<const unsigned char> messages, size_t mess
     std::array<std::array<unsigned char, MAX_BLOCKS * sha256_lanes::BLOCK_SIZE>, MAX_LANES> padded{};
     for (auto& lane : padded) {
         std::ranges::copy(m_salted->salt, lane.begin());
-        lane[length] = 0x80;
-        const uint64_t bits = uint64_t{length} * 8;
-        for (size_t i = 0; i < 8; ++i) lane[blocks * sha256_lanes::BLOCK_SIZE - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+        sha256_lanes::Pad(std::span{lane}.first(blocks * sha256_lanes::BLOCK_SIZE), length, length);
     }
     for (size_t first = 0; first < count; first += MAX_LANES) {
         const size_t lanes = std::min(MAX_LANES, count - first);

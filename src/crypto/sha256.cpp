@@ -61,16 +61,15 @@ std::array<unsigned char, 32> Sha256(std::span<const unsigned char> data)
 namespace {
 
 // The second blocks of SHA256d over 64 bytes: the first hash's padding (a
-// 512-bit message), and the second hash's digest slot and padding (256 bits).
-constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PaddingBlock(uint64_t message_bits, size_t message_bytes)
+// 64-byte message), and the second hash's digest slot and padding (32 bytes).
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PaddingBlock(size_t rest, uint64_t message_bytes)
 {
     std::array<unsigned char, sha256_lanes::BLOCK_SIZE> block{};
-    block[message_bytes] = 0x80;
-    for (size_t i = 0; i < 8; ++i) block[block.size() - 1 - i] = static_cast<unsigned char>(message_bits >> (8 * i));
+    sha256_lanes::Pad(block, rest, message_bytes);
     return block;
 }
-constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_64_BYTES{PaddingBlock(512, 0)};
-constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_32_BYTES{PaddingBlock(256, 32)};
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_64_BYTES{PaddingBlock(0, 64)};
+constexpr std::array<unsigned char, sha256_lanes::BLOCK_SIZE> PAD_32_BYTES{PaddingBlock(32, 32)};
 
 void Sha256D64Lanes(unsigned char* out, const unsigned char* in, size_t count)
 {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 // SHA-256's compression function applied to several independent blocks at
 // once, with the x86 SHA extensions.
@@ -37,6 +38,16 @@ void Compress(State* states, const unsigned char* const* blocks, size_t lanes);
 
 // The digest bytes of a final state (each word big-endian).
 void WriteDigest(const State& state, unsigned char* out);
+
+// FIPS 180-4's padding, written into `tail`: the padded message's last
+// whole blocks, holding the message's last `rest` bytes at their start and
+// zeros after them. Puts 0x80 after those bytes and the message's length in
+// bits, 64-bit big-endian, in the tail's last 8 bytes.
+constexpr void Pad(std::span<unsigned char> tail, size_t rest, uint64_t message_bytes)
+{
+    tail[rest] = 0x80;
+    for (size_t i = 0; i < 8; ++i) tail[tail.size() - 1 - i] = static_cast<unsigned char>(message_bytes * 8 >> (8 * i));
+}
 
 } // namespace sha256_lanes
 
