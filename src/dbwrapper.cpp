@@ -548,6 +548,13 @@ void CDBWrapper::WriteBatch(CDBBatch& batch, bool sync)
     ThrowOnError(status, m_name);
 }
 
+void CDBWrapper::ReleaseHeldWrites(std::chrono::milliseconds wait)
+{
+    const leveldb::Status status = m_impl->envs->ReleaseHeldLog(wait);
+    if (!status.ok() && !m_write_failure) m_write_failure = status.ToString();
+    ThrowOnError(status, m_name);
+}
+
 void CDBWrapper::StartMemtableFlush()
 {
     JoinMemtableFlush();

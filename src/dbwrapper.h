@@ -305,6 +305,15 @@ public:
     // in its log, and a database that no longer opens is worse than one
     // that stopped at its last good write.
     void WriteBatch(CDBBatch& batch, bool sync = false);
+    // An unsynced write may return with its records still held in this
+    // process, not yet in the kernel, until LevelDB has made the memtable
+    // before them a table (the log order layer, dbwrapper/env.h); a crash
+    // of the process may lose them, as a power loss may. This hands them
+    // on: it waits up to `wait` for that table, then syncs the log before
+    // them instead. Afterwards every write that returned survives a crash
+    // of the process (txdb calls it at the end of every flush). Throws
+    // like WriteBatch.
+    void ReleaseHeldWrites(std::chrono::milliseconds wait = std::chrono::seconds{30});
     // Why writes are refused, once one failed.
     const std::optional<std::string>& WriteFailure() const { return m_write_failure; }
     // After writes larger than LevelDB's write buffer (a flush's batches):

@@ -436,6 +436,10 @@ void CCoinsViewDB::BatchWrite(CoinsViewCacheCursor& cursor, const uint256& best_
         markers.Write(DB_BEST_BLOCK, best_block);
         m_db->WriteBatch(markers, /*fSync=*/true);
     }
+    // A flush that returned survives a crash of the process, as Core's
+    // does: its last batches may still be held back by the log order
+    // layer (dbwrapper/env.h) until the memtable before them is a table.
+    m_db->ReleaseHeldWrites();
     const CDBBatchWriter::Stats& stats = writer.GetStats();
     if (stats.ingested > 0) {
         LogDebug(logging::Category::COINDB, "{} of {} batches went into table files; {} table files ingested so far; the commit took {}ms",

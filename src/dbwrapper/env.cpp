@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -254,60 +255,203 @@ bool IsLogFile(std::string_view name) { return name.ends_with(".log"); }
 // its memtable is full it starts the next log without syncing the one it
 // leaves (DBImpl::MakeRoomForWrite): that log's records become durable only
 // once the memtable's table and the MANIFEST naming it are, which its
-// compaction thread writes later. Until then a write to the new log can
-// reach the disk (by a sync, or because the kernel wrote it back first)
-// while writes before it in the old log do not, and a power loss then
-// leaves later writes without earlier ones: a flush's last batch without
-// its middle ones, or a flush without the one before it, which nothing at
-// start-up can tell. This layer syncs the log LevelDB is leaving before it
-// creates the next one, so that every log but the last is whole on the
-// disk before anything is written to the next, and a power loss loses at
-// most a tail of the writes, as LevelDB's own tests assume (with each file
-// reaching the disk in order). A failed sync fails the creation, and so the
-// write that asked for it. The cost: one sync per log switch, that is per
-// write buffer of data written, made while LevelDB holds its mutex.
+// compaction thread writes later, and then LevelDB deletes the log. Until
+// then a write to the new log could reach the disk (by a sync, or because
+// the kernel wrote it back first) while writes before it in the old log do
+// not, and a power loss would leave later writes without earlier ones: a
+// flush's last batch without its middle ones, or a flush without the one
+// before it, which nothing at start-up can tell.
+//
+// So the new log's bytes stay in this process (held) until LevelDB deletes
+// the log it left, that is until what that log holds is in a synced table,
+// and then go to the kernel in order. A power loss loses at most a tail of
+// the writes, as LevelDB's own tests assume (with each file reaching the
+// disk in order). Where a write cannot wait for the table, the left log is
+// synced instead and the held bytes handed on at once: a synced write to
+// the new log, more than MAX_HELD_BYTES held, LevelDB leaving the new log
+// too before the old one is gone (it leaves a log only once the memtable
+// before was written, so this waits up to SWITCH_WAIT for the deletion
+// that follows), closing it, and EnvStack::ReleaseHeldLog after its wait.
+// Syncing every left log, as this layer did before, kept the order too,
+// but put every log on the disk in full, where Core's are deleted before
+// the kernel writes them back (doc/benchmarks/replay.md, round 26).
+//
+// The cost: an unsynced write that returned may sit here, not yet in the
+// kernel, until the memtable before it is a table (one memtable's
+// compaction), so a crash of the process alone could lose it too, as a
+// power loss could; txdb ends each flush with
+// CDBWrapper::ReleaseHeldWrites, so that a flush that returned survives
+// such a crash as before, and one under way keeps a prefix. At most one
+// log's bytes are held, bounded by MAX_HELD_BYTES: LevelDB does not fill a
+// memtable while the one before it is being written.
 class LogOrderEnv final : public leveldb::EnvWrapper
 {
 public:
+    static constexpr size_t MAX_HELD_BYTES{size_t{64} << 20};
+    static constexpr std::chrono::milliseconds SWITCH_WAIT{1000};
+
     explicit LogOrderEnv(leveldb::Env* base) : leveldb::EnvWrapper{base} {}
 
     leveldb::Status NewWritableFile(const std::string& name, leveldb::WritableFile** result) override
     {
         if (!IsLogFile(name)) return target()->NewWritableFile(name, result);
-        const std::lock_guard lock{m_mutex};
-        if (m_open_log) {
-            if (leveldb::Status status = m_open_log->Sync(); !status.ok()) return status;
+        std::unique_lock lock{m_mutex};
+        if (m_current && m_current->holding) {
+            m_released.wait_for(lock, SWITCH_WAIT, [&] { return !m_current || !m_current->holding; });
+            if (m_current && m_current->holding) {
+                if (leveldb::Status status = SyncLeftAndRelease(); !status.ok()) return status;
+            }
         }
-        leveldb::Status status = target()->NewWritableFile(name, result);
-        if (status.ok()) *result = m_open_log = new LogFile{*this, *result};
+        leveldb::WritableFile* file = nullptr;
+        leveldb::Status status = target()->NewWritableFile(name, &file);
+        if (!status.ok()) return status;
+        auto log = std::make_shared<Log>(name, file);
+        if (m_current) {
+            m_left = std::move(m_current);
+            log->holding = true;
+        }
+        m_current = log;
+        *result = new LogFile{*this, std::move(log)};
         return status;
     }
 
+    leveldb::Status RemoveFile(const std::string& name) override
+    {
+        // LevelDB deletes a log only once the MANIFEST no longer names it,
+        // so the held bytes may go on already; and the left log is closed
+        // here before it is gone, so that a sync cannot meet it half
+        // deleted.
+        {
+            const std::lock_guard lock{m_mutex};
+            if (m_left && m_left->name == name) {
+                m_left->file.reset();
+                m_left.reset();
+                Release();
+            }
+        }
+        return target()->RemoveFile(name);
+    }
+
+    // See EnvStack::ReleaseHeldLog.
+    leveldb::Status ReleaseHeld(std::chrono::milliseconds wait)
+    {
+        std::unique_lock lock{m_mutex};
+        // The log written to now; LevelDB may start another meanwhile,
+        // which it does only once this one is released.
+        const std::shared_ptr<Log> log = m_current;
+        if (!log) return {};
+        m_released.wait_for(lock, wait, [&] { return !log->holding; });
+        if (log->holding) return SyncLeftAndRelease();
+        return log->error;
+    }
+
 private:
-    // Forgets itself when LevelDB deletes it.
+    struct Log {
+        Log(std::string log_name, leveldb::WritableFile* log_file) : name{std::move(log_name)}, file{log_file} {}
+        const std::string name;
+        // Null once closed here.
+        std::unique_ptr<leveldb::WritableFile> file;
+        // While the log before this one is not yet in a table, this log's
+        // bytes are kept in `held` rather than handed on.
+        bool holding{false};
+        std::string held;
+        // A failed hand-on of held bytes, returned by every later call.
+        leveldb::Status error;
+    };
+
+    // What LevelDB writes to: a log, held or not.
     class LogFile final : public leveldb::WritableFile
     {
     public:
-        LogFile(LogOrderEnv& env, leveldb::WritableFile* file) : m_env{env}, m_file{file} {}
+        LogFile(LogOrderEnv& env, std::shared_ptr<Log> log) : m_env{env}, m_log{std::move(log)} {}
         ~LogFile() override
         {
             const std::lock_guard lock{m_env.m_mutex};
-            if (m_env.m_open_log == this) m_env.m_open_log = nullptr;
+            // Dropped without Close (LevelDB's destructor drops its last
+            // log so): what is held goes on first.
+            if (m_log->holding) (void)m_env.SyncLeftAndRelease();
+            if (m_env.m_current == m_log) m_env.m_current.reset();
         }
 
-        leveldb::Status Append(const leveldb::Slice& data) override { return m_file->Append(data); }
-        leveldb::Status Close() override { return m_file->Close(); }
-        leveldb::Status Flush() override { return m_file->Flush(); }
-        leveldb::Status Sync() override { return m_file->Sync(); }
+        leveldb::Status Append(const leveldb::Slice& data) override
+        {
+            const std::lock_guard lock{m_env.m_mutex};
+            if (!m_log->error.ok()) return m_log->error;
+            if (!m_log->holding) return m_log->file->Append(data);
+            m_log->held.append(data.data(), data.size());
+            if (m_log->held.size() <= MAX_HELD_BYTES) return {};
+            return m_env.SyncLeftAndRelease();
+        }
+        leveldb::Status Flush() override
+        {
+            const std::lock_guard lock{m_env.m_mutex};
+            if (!m_log->error.ok()) return m_log->error;
+            return m_log->holding ? leveldb::Status{} : m_log->file->Flush();
+        }
+        leveldb::Status Sync() override
+        {
+            const std::lock_guard lock{m_env.m_mutex};
+            if (m_log->holding) {
+                if (leveldb::Status status = m_env.SyncLeftAndRelease(); !status.ok()) return status;
+            }
+            if (!m_log->error.ok()) return m_log->error;
+            return m_log->file->Sync();
+        }
+        leveldb::Status Close() override
+        {
+            const std::lock_guard lock{m_env.m_mutex};
+            // The log LevelDB left stays open here until it is deleted, in
+            // case it has to be synced; its records are in the kernel.
+            if (m_env.m_left == m_log || !m_log->file) return {};
+            if (m_log->holding) {
+                if (leveldb::Status status = m_env.SyncLeftAndRelease(); !status.ok()) return status;
+            }
+            leveldb::Status status = m_log->file->Close();
+            m_log->file.reset();
+            return m_log->error.ok() ? status : m_log->error;
+        }
 
     private:
         LogOrderEnv& m_env;
-        std::unique_ptr<leveldb::WritableFile> m_file;
+        const std::shared_ptr<Log> m_log;
     };
 
+    // The current log's held bytes go on to the kernel, the left log being
+    // gone or synced. Called with m_mutex held.
+    void Release()
+    {
+        if (!m_current || !m_current->holding) return;
+        m_current->holding = false;
+        leveldb::Status status;
+        if (!m_current->held.empty()) {
+            status = m_current->file->Append(m_current->held);
+            if (status.ok()) status = m_current->file->Flush();
+        }
+        std::string{}.swap(m_current->held);
+        if (!status.ok()) m_current->error = status;
+        m_released.notify_all();
+    }
+
+    // Where the current log cannot wait for the one LevelDB left to become
+    // a table: that log is synced, and the held bytes go on. Called with
+    // m_mutex held.
+    leveldb::Status SyncLeftAndRelease()
+    {
+        if (m_left) {
+            if (leveldb::Status status = m_left->file->Sync(); !status.ok()) return status;
+            m_left->file.reset();
+            m_left.reset();
+        }
+        Release();
+        return m_current ? m_current->error : leveldb::Status{};
+    }
+
     std::mutex m_mutex;
-    // The log LevelDB writes to now, if it is still open.
-    LogFile* m_open_log{nullptr};
+    std::condition_variable m_released;
+    // The log LevelDB writes to now, and the one it left for it, until that
+    // one is deleted or synced here.
+    std::shared_ptr<Log> m_current;
+    std::shared_ptr<Log> m_left;
 };
 
 // The table buffering layer: `base`, except that table files (".ldb")
@@ -604,6 +748,11 @@ EnvStack::~EnvStack() = default;
 void EnvStack::ArmBudget(size_t bytes)
 {
     if (m_budget) static_cast<BudgetedEnv&>(*m_budget).Arm(bytes);
+}
+
+leveldb::Status EnvStack::ReleaseHeldLog(std::chrono::milliseconds wait)
+{
+    return m_log_order ? static_cast<LogOrderEnv&>(*m_log_order).ReleaseHeld(wait) : leveldb::Status{};
 }
 
 size_t EnvStack::DirectIngestFiles() const

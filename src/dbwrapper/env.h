@@ -7,8 +7,9 @@
 // From LevelDB down, each layer wrapping the one below it:
 //
 //   layer            present when                            what it does
-//   log order        the database is on disk                 the log LevelDB leaves is synced before the next
-//                                                            is created: a power loss loses a tail of the writes
+//   log order        the database is on disk                 a new log's bytes are held in the process until
+//                                                            the log before it is a table: a power loss loses
+//                                                            a tail of the writes
 //   table buffering  the database is on disk                 table files reach the kernel in 1 MiB writes;
 //                                                            a bulk load's with O_DIRECT
 //   write budget     DBOptions::fail_writes_after_bytes      writes fail as on a full disk once a budget is spent
@@ -32,12 +33,14 @@
 
 #include <storage_profile.h>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 
 namespace leveldb {
 class Env;
+class Status;
 }
 
 // The size of the writes a table file reaches the kernel in.
@@ -68,6 +71,11 @@ public:
     // Gives the write budget its bytes; until then it is unlimited, since
     // opening a database writes too. Without a budget layer, a no-op.
     void ArmBudget(size_t bytes);
+    // Hands the log order layer's held bytes to the kernel: waits up to
+    // `wait` for LevelDB to make the log before them a table, then syncs
+    // that log instead. Afterwards every write that returned survives a
+    // crash of the process. Without that layer, a no-op.
+    leveldb::Status ReleaseHeldLog(std::chrono::milliseconds wait);
     // Table files of bulk loads written with O_DIRECT so far, so that a test
     // or a benchmark can tell that path ran: where the file system refuses
     // O_DIRECT, the files silently take the buffered one (logged once).

@@ -12,12 +12,16 @@
 //  - for batches written through LevelDB's log (sync=false, as txdb
 //    flushes, the last one synced in about half the runs): a prefix of the
 //    batches, and at least every batch before the last one synced that
-//    returned and every batch before a switch to a new log file. LevelDB
-//    alone guarantees less: it leaves a full memtable's log for a new one
-//    without a sync, so a loss soon after could keep later batches and
-//    drop earlier ones; the environment's log order layer (dbwrapper/env.h)
-//    syncs that log first. power_loss_keeps_writes_in_order_across_a_log_switch
-//    is the directed case, which failed without that layer.
+//    returned and every batch in a log LevelDB deleted (its memtable was
+//    then in a table). LevelDB alone guarantees less: it leaves a full
+//    memtable's log for a new one without a sync, so a loss soon after
+//    could keep later batches and drop earlier ones; the environment's log
+//    order layer (dbwrapper/env.h) holds the new log's bytes back until the
+//    old one is deleted, or syncs the old one first.
+//    power_loss_keeps_writes_in_order_across_a_log_switch is the directed
+//    case, which failed without that layer;
+//    a_new_log_waits_for_the_table_of_the_one_before shows the bytes held
+//    and the log left never synced.
 //
 // POWERLOSS_SEED and POWERLOSS_ITERATIONS (per case) override the random
 // seed and the default iteration count; the seed is logged.
@@ -140,6 +144,35 @@ public:
         const std::lock_guard lock{m_mutex};
         return m_logs_created;
     }
+    // LevelDB log files deleted since Arm(), oldest first: the one written
+    // to at Arm(), then those created since.
+    size_t LogsRemoved() const
+    {
+        const std::lock_guard lock{m_mutex};
+        return m_logs_removed;
+    }
+    // Every LevelDB log file created through this environment, in order.
+    std::vector<std::string> LogNames() const
+    {
+        const std::lock_guard lock{m_mutex};
+        return m_log_names;
+    }
+    // Bytes handed to the file system for `name`, and how many were synced.
+    std::pair<uint64_t, uint64_t> WrittenAndSynced(const std::string& name) const
+    {
+        const std::lock_guard lock{m_mutex};
+        const auto it = m_files.find(name);
+        return it == m_files.end() ? std::pair<uint64_t, uint64_t>{} : std::pair{it->second.written, it->second.synced};
+    }
+    // Tables may be created again (see HoldTables).
+    void ReleaseTables()
+    {
+        {
+            const std::lock_guard lock{m_mutex};
+            m_hold_tables = false;
+        }
+        m_power_changed.notify_all();
+    }
     bool IsOff() const
     {
         const std::lock_guard lock{m_mutex};
@@ -216,7 +249,10 @@ public:
         if (!status.ok()) return status;
         {
             const std::lock_guard lock{m_mutex};
-            if (m_armed && name.ends_with(".log")) ++m_logs_created;
+            if (name.ends_with(".log")) {
+                m_logs_created += m_armed;
+                m_log_names.push_back(name);
+            }
             m_files[name] = {};
             AddChange(DirName(name), {{name, std::move(before)}});
             m_new_files.insert(name);
@@ -270,6 +306,7 @@ public:
         leveldb::Status status = target()->RemoveFile(name);
         if (!status.ok()) return status;
         const std::lock_guard lock{m_mutex};
+        m_logs_removed += m_armed && name.ends_with(".log");
         m_files.erase(name);
         m_new_files.erase(name);
         AddChange(DirName(name), {{name, std::move(before)}});
@@ -362,6 +399,8 @@ private:
     uint64_t m_cut_at{0};
     uint64_t m_operations{0};
     size_t m_logs_created{0};
+    size_t m_logs_removed{0};
+    std::vector<std::string> m_log_names;
     std::vector<Event> m_trace;
     std::optional<Event> m_cut;
     // Files written through this environment; any other file is durable.
@@ -655,16 +694,16 @@ bool WriteThroughLog(CDBWrapper& db, const Writes& writes, const PowerLossEnv& e
 }
 
 // How many of the first batches must be found after the loss: all of them
-// when the last write was synced and returned, else those written before
-// the last switch to a new log file, since the log left then was synced
-// before the next one was created.
-size_t DurableBatches(const Writes& writes, const std::vector<size_t>& logs, bool synced)
+// when the last write was synced and returned, else those written to a log
+// LevelDB deleted (`removed` of them, oldest first, counting the one written
+// to when the batches began as 0), since it deletes a log only once the
+// memtable it fed is in a synced table that a synced MANIFEST names.
+size_t DurableBatches(const Writes& writes, const std::vector<size_t>& logs, size_t removed, bool synced)
 {
     if (synced) return writes.batches.size();
-    for (size_t b = logs.size(); b-- > 0;) {
-        if (logs[b] > (b == 0 ? 0 : logs[b - 1])) return b;
-    }
-    return 0;
+    size_t durable = 0;
+    while (durable < logs.size() && logs[durable] < removed) ++durable;
+    return durable;
 }
 
 bool Contains(const std::vector<Event>& trace, Op op, std::string_view target = {})
@@ -813,7 +852,7 @@ BOOST_AUTO_TEST_CASE(power_loss_while_writing_the_log)
     // seed gives the writes and cuts it gave before there was a choice.
     TestRand sync_rng{seed + 1};
     ScratchDir tmp;
-    size_t acknowledged = 0, unacknowledged = 0, none_kept = 0, some_kept = 0, all_kept = 0, kept_by_switch = 0, switched_logs = 0;
+    size_t acknowledged = 0, unacknowledged = 0, none_kept = 0, some_kept = 0, all_kept = 0, kept_by_table = 0, switched_logs = 0;
 
     for (size_t iteration = 0; iteration < iterations; ++iteration) {
         const fs::path path = tmp.m_path / "db";
@@ -871,7 +910,7 @@ BOOST_AUTO_TEST_CASE(power_loss_while_writing_the_log)
         // The batches found must be a prefix of those that may have
         // reached a log (the one whose write threw too), and no shorter
         // than the durable ones. Two prefixes can leave the same state.
-        const size_t durable = DurableBatches(writes, logs, synced);
+        const size_t durable = DurableBatches(writes, logs, env.LogsRemoved(), synced);
         std::optional<size_t> prefix;
         for (size_t i = durable; i <= logs.size(); ++i) {
             if (writes.models[i] == found) prefix = i;
@@ -879,7 +918,7 @@ BOOST_AUTO_TEST_CASE(power_loss_while_writing_the_log)
         BOOST_CHECK_MESSAGE(prefix, "not a prefix of the batches, or one without a batch that was durable (" << found.size() << " records, "
                                                                                                              << durable << " of " << writes.batches.size() << " batches durable), " << where);
         synced ? ++acknowledged : ++unacknowledged;
-        kept_by_switch += !synced && durable > 0;
+        kept_by_table += !synced && durable > 0;
         if (!prefix) continue;
         if (prefix == 0) {
             ++none_kept;
@@ -893,14 +932,14 @@ BOOST_AUTO_TEST_CASE(power_loss_while_writing_the_log)
 
     BOOST_TEST_MESSAGE("power_loss_while_writing_the_log: synced write returned " << acknowledged << ", not " << unacknowledged
                                                                                   << "; came back with no batch " << none_kept << ", some " << some_kept << ", all " << all_kept
-                                                                                  << "; switched to a new log " << switched_logs << ", batches durable by a switch alone " << kept_by_switch);
+                                                                                  << "; switched to a new log " << switched_logs << ", batches durable by their table alone " << kept_by_table);
     if (iterations >= 100) {
         BOOST_CHECK_GT(acknowledged, 0U);
         BOOST_CHECK_GT(unacknowledged, 0U);
         BOOST_CHECK_GT(none_kept, 0U);
         BOOST_CHECK_GT(some_kept, 0U);
         BOOST_CHECK_GT(switched_logs, 0U);
-        BOOST_CHECK_GT(kept_by_switch, 0U);
+        BOOST_CHECK_GT(kept_by_table, 0U);
     }
 }
 
@@ -942,6 +981,64 @@ BOOST_AUTO_TEST_CASE(power_loss_keeps_writes_in_order_across_a_log_switch)
     const Model found = Recover(path, expected);
     BOOST_CHECK_MESSAGE(found == expected, "found " << found.size() << " records, expected " << expected.size()
                                                     << (found.contains(RUN_START + 10'000) && !found.contains(RUN_START) ? ": the synced write without the one before it" : ""));
+}
+
+BOOST_AUTO_TEST_CASE(a_new_log_waits_for_the_table_of_the_one_before)
+{
+    // An unsynced write fills LevelDB's memtable; the next, unsynced too,
+    // goes into a new log. While the first memtable cannot become a table
+    // (its creation is held back), the second write's bytes stay in the
+    // process and the first log is not synced: neither log reaches the disk
+    // out of order, and the first never has to (its bytes go to the table).
+    // Once the table is written and the first log deleted, the held bytes
+    // are handed on, still with no sync of the first log. Then the same
+    // again with ReleaseHeldWrites not waiting: it syncs the log before.
+    TestRand rng{/*seed=*/36};
+    ScratchDir tmp;
+    const fs::path path = tmp.m_path / "db";
+    Model expected = WriteBase(path, rng);
+    PowerLossEnv env{/*new_file_sync_syncs_dir=*/true};
+    {
+        CDBWrapper db{Params(path, &env)};
+        const auto write = [&](uint32_t first, uint32_t count) {
+            CDBBatch batch{db};
+            for (uint32_t n = first; n < first + count; ++n) {
+                const Value value = RandomValue(rng);
+                batch.Write(CoinKey{n}, value);
+                expected[n] = value;
+            }
+            db.WriteBatch(batch, /*sync=*/false);
+        };
+        for (const bool wait : {true, false}) {
+            const uint32_t base = wait ? RUN_START : RUN_START + 20'000;
+            // Let the memtable of the writes before become a table first.
+            db.FlushMemtable();
+            db.ReleaseHeldWrites();
+            env.HoldTables();
+            const size_t logs_before = env.LogNames().size();
+            write(base, 5000); // past the 256 KiB write buffer
+            write(base + 10'000, 10);
+            const std::vector<std::string> logs = env.LogNames();
+            BOOST_REQUIRE_EQUAL(logs.size(), logs_before + 1);
+            const std::string& left = logs[logs.size() - 2];
+            const std::string& held = logs.back();
+            BOOST_CHECK_EQUAL(env.WrittenAndSynced(held).first, 0U);
+            BOOST_CHECK_GT(env.WrittenAndSynced(left).first, 0U);
+            BOOST_CHECK_EQUAL(env.WrittenAndSynced(left).second, 0U);
+            if (wait) {
+                env.ReleaseTables();
+                db.ReleaseHeldWrites();
+                // Never synced: its records went into the table.
+                BOOST_CHECK_EQUAL(env.WrittenAndSynced(left).second, 0U);
+            } else {
+                db.ReleaseHeldWrites(std::chrono::milliseconds{0});
+                BOOST_CHECK_GT(env.WrittenAndSynced(left).second, 0U);
+                env.ReleaseTables();
+            }
+            BOOST_CHECK_GT(env.WrittenAndSynced(held).first, 0U);
+        }
+    }
+    BOOST_CHECK(Recover(path, expected) == expected);
 }
 
 BOOST_AUTO_TEST_CASE(power_loss_after_a_commit_keeps_the_log_writes_before_it, *boost::unit_test::precondition(IngestAvailable))
