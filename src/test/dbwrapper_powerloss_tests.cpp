@@ -693,6 +693,19 @@ bool WriteThroughLog(CDBWrapper& db, const Writes& writes, const PowerLossEnv& e
     return true;
 }
 
+// One batch of `count` random records from key `first` on, also put in
+// `expected`.
+void WriteRecords(CDBWrapper& db, TestRand& rng, Model& expected, uint32_t first, uint32_t count, bool sync)
+{
+    CDBBatch batch{db};
+    for (uint32_t n = first; n < first + count; ++n) {
+        const Value value = RandomValue(rng);
+        batch.Write(CoinKey{n}, value);
+        expected[n] = value;
+    }
+    db.WriteBatch(batch, sync);
+}
+
 // How many of the first batches must be found after the loss: all of them
 // when the last write was synced and returned, else those written to a log
 // LevelDB deleted (`removed` of them, oldest first, counting the one written
@@ -721,6 +734,18 @@ void CopyDatabase(const fs::path& from, const fs::path& to)
     fs::remove_all(to);
     fs::copy(from, to, fs::copy_options::recursive);
 }
+
+// A directed case's setup: a closed database holding WriteBase's records
+// (`expected`, which the case extends), under a PowerLossEnv.
+struct DirectedCase {
+    DirectedCase(uint64_t seed, bool new_file_sync_syncs_dir)
+        : rng{seed}, path{tmp.m_path / "db"}, expected{WriteBase(path, rng)}, env{new_file_sync_syncs_dir} {}
+    TestRand rng;
+    ScratchDir tmp;
+    fs::path path;
+    Model expected;
+    PowerLossEnv env;
+};
 
 } // namespace
 
@@ -951,36 +976,22 @@ BOOST_AUTO_TEST_CASE(power_loss_keeps_writes_in_order_across_a_log_switch)
     // written here (its creation waits for the power to go off). What keeps
     // the first write is the log order layer alone: without it the database
     // came back with the second write and not the first.
-    TestRand rng{/*seed=*/34};
-    ScratchDir tmp;
-    const fs::path path = tmp.m_path / "db";
-    Model expected = WriteBase(path, rng);
-    PowerLossEnv env{/*new_file_sync_syncs_dir=*/true};
+    DirectedCase c{/*seed=*/34, /*new_file_sync_syncs_dir=*/true};
     {
-        CDBWrapper db{Params(path, &env)};
-        env.HoldTables();
-        env.Arm(/*cut_at=*/0);
-        CDBBatch first{db};
+        CDBWrapper db{Params(c.path, &c.env)};
+        c.env.HoldTables();
+        c.env.Arm(/*cut_at=*/0);
         // Past the 256 KiB write buffer.
-        for (uint32_t n = RUN_START; n < RUN_START + 5000; ++n) {
-            const Value value = RandomValue(rng);
-            first.Write(CoinKey{n}, value);
-            expected[n] = value;
-        }
-        db.WriteBatch(first, /*sync=*/false);
-        BOOST_REQUIRE_EQUAL(env.LogsCreated(), 0U);
-        CDBBatch second{db};
-        const Value value = RandomValue(rng);
-        second.Write(CoinKey{RUN_START + 10'000}, value);
-        expected[RUN_START + 10'000] = value;
-        db.WriteBatch(second, /*sync=*/true);
-        BOOST_REQUIRE_EQUAL(env.LogsCreated(), 1U);
-        env.PowerOff();
+        WriteRecords(db, c.rng, c.expected, RUN_START, 5000, /*sync=*/false);
+        BOOST_REQUIRE_EQUAL(c.env.LogsCreated(), 0U);
+        WriteRecords(db, c.rng, c.expected, RUN_START + 10'000, 1, /*sync=*/true);
+        BOOST_REQUIRE_EQUAL(c.env.LogsCreated(), 1U);
+        c.env.PowerOff();
     }
-    env.PowerLoss(rng, /*keep_unsynced=*/false);
-    const Model found = Recover(path, expected);
-    BOOST_CHECK_MESSAGE(found == expected, "found " << found.size() << " records, expected " << expected.size()
-                                                    << (found.contains(RUN_START + 10'000) && !found.contains(RUN_START) ? ": the synced write without the one before it" : ""));
+    c.env.PowerLoss(c.rng, /*keep_unsynced=*/false);
+    const Model found = Recover(c.path, c.expected);
+    BOOST_CHECK_MESSAGE(found == c.expected, "found " << found.size() << " records, expected " << c.expected.size()
+                                                      << (found.contains(RUN_START + 10'000) && !found.contains(RUN_START) ? ": the synced write without the one before it" : ""));
 }
 
 BOOST_AUTO_TEST_CASE(a_new_log_waits_for_the_table_of_the_one_before)
@@ -993,52 +1004,39 @@ BOOST_AUTO_TEST_CASE(a_new_log_waits_for_the_table_of_the_one_before)
     // Once the table is written and the first log deleted, the held bytes
     // are handed on, still with no sync of the first log. Then the same
     // again with ReleaseHeldWrites not waiting: it syncs the log before.
-    TestRand rng{/*seed=*/36};
-    ScratchDir tmp;
-    const fs::path path = tmp.m_path / "db";
-    Model expected = WriteBase(path, rng);
-    PowerLossEnv env{/*new_file_sync_syncs_dir=*/true};
+    DirectedCase c{/*seed=*/36, /*new_file_sync_syncs_dir=*/true};
     {
-        CDBWrapper db{Params(path, &env)};
-        const auto write = [&](uint32_t first, uint32_t count) {
-            CDBBatch batch{db};
-            for (uint32_t n = first; n < first + count; ++n) {
-                const Value value = RandomValue(rng);
-                batch.Write(CoinKey{n}, value);
-                expected[n] = value;
-            }
-            db.WriteBatch(batch, /*sync=*/false);
-        };
+        CDBWrapper db{Params(c.path, &c.env)};
         for (const bool wait : {true, false}) {
             const uint32_t base = wait ? RUN_START : RUN_START + 20'000;
             // Let the memtable of the writes before become a table first.
             db.FlushMemtable();
             db.ReleaseHeldWrites();
-            env.HoldTables();
-            const size_t logs_before = env.LogNames().size();
-            write(base, 5000); // past the 256 KiB write buffer
-            write(base + 10'000, 10);
-            const std::vector<std::string> logs = env.LogNames();
+            c.env.HoldTables();
+            const size_t logs_before = c.env.LogNames().size();
+            WriteRecords(db, c.rng, c.expected, base, 5000, /*sync=*/false); // past the 256 KiB write buffer
+            WriteRecords(db, c.rng, c.expected, base + 10'000, 10, /*sync=*/false);
+            const std::vector<std::string> logs = c.env.LogNames();
             BOOST_REQUIRE_EQUAL(logs.size(), logs_before + 1);
             const std::string& left = logs[logs.size() - 2];
             const std::string& held = logs.back();
-            BOOST_CHECK_EQUAL(env.WrittenAndSynced(held).first, 0U);
-            BOOST_CHECK_GT(env.WrittenAndSynced(left).first, 0U);
-            BOOST_CHECK_EQUAL(env.WrittenAndSynced(left).second, 0U);
+            BOOST_CHECK_EQUAL(c.env.WrittenAndSynced(held).first, 0U);
+            BOOST_CHECK_GT(c.env.WrittenAndSynced(left).first, 0U);
+            BOOST_CHECK_EQUAL(c.env.WrittenAndSynced(left).second, 0U);
             if (wait) {
-                env.ReleaseTables();
+                c.env.ReleaseTables();
                 db.ReleaseHeldWrites();
                 // Never synced: its records went into the table.
-                BOOST_CHECK_EQUAL(env.WrittenAndSynced(left).second, 0U);
+                BOOST_CHECK_EQUAL(c.env.WrittenAndSynced(left).second, 0U);
             } else {
                 db.ReleaseHeldWrites(std::chrono::milliseconds{0});
-                BOOST_CHECK_GT(env.WrittenAndSynced(left).second, 0U);
-                env.ReleaseTables();
+                BOOST_CHECK_GT(c.env.WrittenAndSynced(left).second, 0U);
+                c.env.ReleaseTables();
             }
-            BOOST_CHECK_GT(env.WrittenAndSynced(held).first, 0U);
+            BOOST_CHECK_GT(c.env.WrittenAndSynced(held).first, 0U);
         }
     }
-    BOOST_CHECK(Recover(path, expected) == expected);
+    BOOST_CHECK(Recover(c.path, c.expected) == c.expected);
 }
 
 BOOST_AUTO_TEST_CASE(power_loss_after_a_commit_keeps_the_log_writes_before_it, *boost::unit_test::precondition(IngestAvailable))
@@ -1049,30 +1047,26 @@ BOOST_AUTO_TEST_CASE(power_loss_after_a_commit_keeps_the_log_writes_before_it, *
     // into a synced table (and the log order layer syncs the log it
     // leaves) before the run's MANIFEST is written, so the run never
     // reaches the disk without the writes before it.
-    TestRand rng{/*seed=*/35};
-    ScratchDir tmp;
-    const fs::path path = tmp.m_path / "db";
-    Model expected = WriteBase(path, rng);
-    PowerLossEnv env{/*new_file_sync_syncs_dir=*/false};
+    DirectedCase c{/*seed=*/35, /*new_file_sync_syncs_dir=*/false};
     {
-        CDBWrapper db{Params(path, &env)};
-        env.Arm(/*cut_at=*/0);
+        CDBWrapper db{Params(c.path, &c.env)};
+        c.env.Arm(/*cut_at=*/0);
         CDBBatch logged{db};
         for (size_t i = 0; i < 200; ++i) {
-            const uint32_t n = rng.Below(RUN_START);
-            const Value value = RandomValue(rng);
+            const uint32_t n = c.rng.Below(RUN_START);
+            const Value value = RandomValue(c.rng);
             logged.Write(CoinKey{n}, value);
-            expected[n] = value;
+            c.expected[n] = value;
         }
         db.WriteBatch(logged, /*sync=*/false);
-        const Run run = MakeRun(rng);
-        for (const Model& batch : run.batches) expected.insert(batch.begin(), batch.end());
+        const Run run = MakeRun(c.rng);
+        for (const Model& batch : run.batches) c.expected.insert(batch.begin(), batch.end());
         BOOST_REQUIRE(IngestRun(db, run));
-        env.PowerOff();
+        c.env.PowerOff();
     }
-    env.PowerLoss(rng, /*keep_unsynced=*/false);
-    const Model found = Recover(path, expected);
-    BOOST_CHECK_MESSAGE(found == expected, "found " << found.size() << " records, expected " << expected.size());
+    c.env.PowerLoss(c.rng, /*keep_unsynced=*/false);
+    const Model found = Recover(c.path, c.expected);
+    BOOST_CHECK_MESSAGE(found == c.expected, "found " << found.size() << " records, expected " << c.expected.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
