@@ -25,7 +25,11 @@ if [ -z "${COINSDB_CORE_BIN:-}" ]; then
   done
 fi
 
-for commit in $(git -C "$top" rev-list --reverse "$range"); do
+# Listed first: a failure inside the for loop's word list would not stop
+# the script, which would then pass an empty (or misread) range.
+commits=$(git -C "$top" rev-list --reverse "$range")
+[ -n "$commits" ] || { echo "no commits in $range" >&2; exit 1; }
+for commit in $commits; do
   echo "=== $(git -C "$top" log -1 --format='%h %s' "$commit")"
   git -C "$scratch/tree" checkout -q --detach "$commit"
   # Every step is checked explicitly: errexit does not apply inside a
