@@ -296,9 +296,9 @@ public:
     {
         if (!IsLogFile(name)) return target()->NewWritableFile(name, result);
         std::unique_lock lock{m_mutex};
-        if (m_current && m_current->holding) {
-            m_released.wait_for(lock, SWITCH_WAIT, [&] { return !m_current || !m_current->holding; });
-            if (m_current && m_current->holding) {
+        if (m_left) {
+            m_released.wait_for(lock, SWITCH_WAIT, [&] { return !m_left; });
+            if (m_left) {
                 if (leveldb::Status status = SyncLeftAndRelease(); !status.ok()) return status;
             }
         }
@@ -306,10 +306,8 @@ public:
         leveldb::Status status = target()->NewWritableFile(name, &file);
         if (!status.ok()) return status;
         auto log = std::make_shared<Log>(name, file);
-        if (m_current) {
-            m_left = std::move(m_current);
-            log->holding = true;
-        }
+        // From here until the log left is gone or synced, the new one holds.
+        m_left = std::move(m_current);
         m_current = log;
         *result = new LogFile{*this, std::move(log)};
         return status;
@@ -340,8 +338,8 @@ public:
         // which it does only once this one is released.
         const std::shared_ptr<Log> log = m_current;
         if (!log) return {};
-        m_released.wait_for(lock, wait, [&] { return !log->holding; });
-        if (log->holding) return SyncLeftAndRelease();
+        m_released.wait_for(lock, wait, [&] { return !Holding(*log); });
+        if (Holding(*log)) return SyncLeftAndRelease();
         return log->error;
     }
 
@@ -351,9 +349,8 @@ private:
         const std::string name;
         // Null once closed here.
         std::unique_ptr<leveldb::WritableFile> file;
-        // While the log before this one is not yet in a table, this log's
-        // bytes are kept in `held` rather than handed on.
-        bool holding{false};
+        // While the log before this one is not yet in a table (Holding),
+        // this log's bytes are kept here rather than handed on.
         std::string held;
         // A failed hand-on of held bytes, returned by every later call.
         leveldb::Status error;
@@ -369,7 +366,7 @@ private:
             const std::lock_guard lock{m_env.m_mutex};
             // Dropped without Close (LevelDB's destructor drops its last
             // log so): what is held goes on first.
-            if (m_log->holding) (void)m_env.SyncLeftAndRelease();
+            if (m_env.Holding(*m_log)) (void)m_env.SyncLeftAndRelease();
             if (m_env.m_current == m_log) m_env.m_current.reset();
         }
 
@@ -377,7 +374,7 @@ private:
         {
             const std::lock_guard lock{m_env.m_mutex};
             if (!m_log->error.ok()) return m_log->error;
-            if (!m_log->holding) return m_log->file->Append(data);
+            if (!m_env.Holding(*m_log)) return m_log->file->Append(data);
             m_log->held.append(data.data(), data.size());
             if (m_log->held.size() <= MAX_HELD_BYTES) return {};
             return m_env.SyncLeftAndRelease();
@@ -386,12 +383,12 @@ private:
         {
             const std::lock_guard lock{m_env.m_mutex};
             if (!m_log->error.ok()) return m_log->error;
-            return m_log->holding ? leveldb::Status{} : m_log->file->Flush();
+            return m_env.Holding(*m_log) ? leveldb::Status{} : m_log->file->Flush();
         }
         leveldb::Status Sync() override
         {
             const std::lock_guard lock{m_env.m_mutex};
-            if (m_log->holding) {
+            if (m_env.Holding(*m_log)) {
                 if (leveldb::Status status = m_env.SyncLeftAndRelease(); !status.ok()) return status;
             }
             if (!m_log->error.ok()) return m_log->error;
@@ -403,7 +400,7 @@ private:
             // The log LevelDB left stays open here until it is deleted, in
             // case it has to be synced; its records are in the kernel.
             if (m_env.m_left == m_log || !m_log->file) return {};
-            if (m_log->holding) {
+            if (m_env.Holding(*m_log)) {
                 if (leveldb::Status status = m_env.SyncLeftAndRelease(); !status.ok()) return status;
             }
             leveldb::Status status = m_log->file->Close();
@@ -416,19 +413,21 @@ private:
         const std::shared_ptr<Log> m_log;
     };
 
+    // Whether `log` holds its bytes: it is the current log, and the one
+    // LevelDB left for it is neither deleted nor synced. Called with
+    // m_mutex held.
+    bool Holding(const Log& log) const { return m_left && m_current.get() == &log; }
+
     // The current log's held bytes go on to the kernel, the left log being
-    // gone or synced. Called with m_mutex held.
+    // gone or synced (m_left already reset). Called with m_mutex held.
     void Release()
     {
-        if (!m_current || !m_current->holding) return;
-        m_current->holding = false;
-        leveldb::Status status;
-        if (!m_current->held.empty()) {
-            status = m_current->file->Append(m_current->held);
+        if (m_current && !m_current->held.empty()) {
+            leveldb::Status status = m_current->file->Append(m_current->held);
             if (status.ok()) status = m_current->file->Flush();
+            std::string{}.swap(m_current->held);
+            if (!status.ok()) m_current->error = status;
         }
-        std::string{}.swap(m_current->held);
-        if (!status.ok()) m_current->error = status;
         m_released.notify_all();
     }
 
